@@ -1,0 +1,37 @@
+// What the current process can execute, checked the way the hardware requires: CPUID says what the
+// core implements, XGETBV says which register states the OS saves, and AMX additionally needs the
+// per-process XTILEDATA permission from arch_prctl. On Arm the answer comes from getauxval.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "qtune/kernels/isa.h"
+
+namespace qtune {
+
+struct CpuFeatures {
+  std::string model;          // brand string (x86) or implementer/part (Arm)
+  std::string arch;           // "x86_64" or "aarch64"
+  int logical_cores = 1;      // CPUs this process may run on (affinity mask)
+  std::int64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;  // 0 where unknown
+
+  // x86: implemented by the core (CPUID) AND enabled by the OS (XCR0).
+  bool avx2 = false, avx512f = false, avx512bw = false, avx512vl = false, avx512vnni = false;
+  bool avxvnni = false, amx_tile = false, amx_int8 = false;
+  bool amx_permitted = false;  // arch_prctl(ARCH_REQ_XCOMP_PERM, XTILEDATA) succeeded
+  std::string amx_status;      // why AMX is or is not usable, for `qtune targets`
+
+  // Arm.
+  bool neon = false, dotprod = false, i8mm = false;
+
+  // The instruction sets kernels may use in this process.
+  bool usable(Isa isa) const;
+  std::vector<Isa> usable_isas() const;
+};
+
+// Detected once (thread-safe), including the AMX permission request.
+const CpuFeatures& cpu_features();
+
+}  // namespace qtune

@@ -1,0 +1,29 @@
+// Instruction sets a qtune kernel variant can be written for. The value is a knob of every
+// operator's search space; a variant is only offered where cpu_features() says it can run.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace qtune {
+
+enum class Isa : unsigned char {
+  scalar,      // portable C++, the fallback everywhere
+  avx2,        // x86: vpmaddwd on sign-extended int16 (exact, no vpmaddubsw saturation)
+  avxvnni,     // x86: VEX-encoded vpdpbusd on ymm
+  avx512vnni,  // x86: EVEX vpdpbusd on zmm
+  amx,         // x86: AMX-INT8 tile instructions (tdpbusd / tdpbssd)
+  neon,        // Armv8.0 Advanced SIMD: smull/smlal/sadalp
+  dotprod,     // Armv8.2 sdot/udot
+  i8mm,        // Armv8.6 smmla/ummla
+};
+
+inline constexpr std::array<Isa, 8> kAllIsas = {Isa::scalar, Isa::avx2,  Isa::avxvnni, Isa::avx512vnni,
+                                                Isa::amx,    Isa::neon,  Isa::dotprod, Isa::i8mm};
+
+// Canonical knob spelling: "scalar", "avx2", "avxvnni", "avx512vnni", "amx", "neon", "dotprod", "i8mm".
+std::string_view to_string(Isa isa);
+std::optional<Isa> parse_isa(std::string_view name);
+
+}  // namespace qtune

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything qtune needs from Debian packages. Idempotent: when every package is
+# already present it only checks and returns (no apt-get update, no network).
+#   scripts/setup.sh          # build + test + peer-comparison dependencies, Arm cross toolchain
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  libsqlite3-dev nlohmann-json3-dev libbenchmark-dev libgtest-dev libgmock-dev
+  libdnnl-dev libxnnpack-dev libgemmlowp-dev
+  g++-aarch64-linux-gnu qemu-user
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#packages[@]} packages present"
+fi

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The test command of README.md: set up, build, and run the whole test suite.
+#   scripts/test.sh            release build + tests, then the ASan/UBSan build + tests
+#   QTUNE_SKIP_ASAN=1 scripts/test.sh   release only (quick local loop)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cmake --preset release >/dev/null
+cmake --build --preset release
+ctest --preset release
+if [ "${QTUNE_SKIP_ASAN:-0}" != 1 ]; then
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan
+  ctest --preset asan
+fi

@@ -1,0 +1,76 @@
+// A declarative search space: named knobs with finite domains, constraints between them, and the
+// operations every tuning strategy needs (enumerate, sample, neighbours, size, features).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace qtune {
+
+// A bad configuration key or knob value; the message names the knob and the allowed values.
+struct InvalidConfig : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct Knob {
+  std::string name;                 // "isa", "tile", "kc", ...
+  std::vector<std::string> values;  // the domain, in a meaningful order (small to large)
+  std::string help;                 // one line, for `qtune space`
+  bool numeric = false;             // values parse as numbers (used as ordinal features)
+};
+
+// One point of a space: a value for every knob, in the space's knob order.
+class Config {
+ public:
+  Config() = default;
+  explicit Config(std::vector<std::pair<std::string, std::string>> assignments);
+
+  // Canonical, human-readable key: "isa=avx2;tile=8x12;kc=256;pack_a=1;fuse=1;threads=1".
+  const std::string& key() const { return key_; }
+  std::uint64_t hash() const;  // stable across runs and machines (FNV-1a 64 of key())
+  const std::string& get(const std::string& knob) const;  // throws InvalidConfig if absent
+  int get_int(const std::string& knob) const;
+  const std::vector<std::pair<std::string, std::string>>& assignments() const { return assignments_; }
+  friend bool operator==(const Config& a, const Config& b) { return a.key_ == b.key_; }
+  friend bool operator<(const Config& a, const Config& b) { return a.key_ < b.key_; }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> assignments_;
+  std::string key_;
+};
+
+class KnobSpace {
+ public:
+  // Returns "" when the configuration is valid, else why not ("kc=100 is not a multiple of 4").
+  using Constraint = std::function<std::string(const Config&)>;
+
+  KnobSpace(std::string op, std::vector<Knob> knobs, std::vector<Constraint> constraints);
+
+  const std::string& op() const { return op_; }
+  const std::vector<Knob>& knobs() const { return knobs_; }
+
+  // Parses a key (any knob order, whitespace-free "k=v;k=v"); InvalidConfig naming the unknown
+  // knob, the missing knob, the bad value (with the allowed ones) or the violated constraint.
+  Config parse(const std::string& key) const;
+  std::string check(const Config& config) const;  // "" when valid
+
+  std::uint64_t size() const;                        // number of valid configurations
+  std::vector<Config> enumerate() const;             // every valid configuration, canonical order
+  Config sample(std::mt19937_64& rng) const;         // uniform over valid configurations
+  std::vector<Config> neighbours(const Config& config) const;  // valid, exactly one knob changed
+  // Numeric features for cost models: ordinal index/value of each knob, one-hot for categorical.
+  std::vector<double> features(const Config& config) const;
+  std::vector<std::string> feature_names() const;
+
+ private:
+  std::string op_;
+  std::vector<Knob> knobs_;
+  std::vector<Constraint> constraints_;
+};
+
+}  // namespace qtune

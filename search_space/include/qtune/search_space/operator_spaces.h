@@ -1,0 +1,29 @@
+// The search spaces of qtune's operators, and the mapping between a Config (knob values) and the
+// kernels' GemmConfig / Conv2dConfig.
+#pragma once
+
+#include "qtune/kernels/conv2d.h"
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/kernels/gemm.h"
+#include "qtune/search_space/knob_space.h"
+#include "qtune/search_space/workload.h"
+
+namespace qtune {
+
+// Every knob value qtune knows for the operator, regardless of the CPU: used to validate keys
+// read from logs made on other machines.
+KnobSpace full_space(OpKind op);
+
+// The space of configurations that can run `workload` on a CPU with `cpu`'s features (variants the
+// CPU cannot execute are filtered out; thread counts bounded by the workload's budget).
+KnobSpace space_for(const Workload& workload, const CpuFeatures& cpu);
+
+GemmConfig to_gemm_config(const Config& config);
+Conv2dConfig to_conv2d_config(const Config& config);
+Config from_gemm_config(const GemmConfig& config);
+Config from_conv2d_config(const Conv2dConfig& config);
+
+// The untuned default for the workload on this CPU, as a Config (gemm_default_config etc.).
+Config default_config(const Workload& workload, const CpuFeatures& cpu);
+
+}  // namespace qtune

@@ -1,0 +1,44 @@
+// `qtune targets`: what this process can execute, checked the way kernels are dispatched.
+#include <iostream>
+
+#include "cli.h"
+#include "qtune/kernels/build_info.h"
+#include "qtune/kernels/cpu_features.h"
+
+namespace {
+
+const char* yes_no(bool v) { return v ? "yes" : "no"; }
+
+int run_targets(const qtune::cli::Args&) {
+  const auto& f = qtune::cpu_features();
+  std::cout << "cpu:        " << f.model << " (" << f.arch << ")\n"
+            << "cores:      " << f.logical_cores << " usable by this process\n"
+            << "caches:     L1d " << f.l1d_bytes / 1024 << " KiB, L2 " << f.l2_bytes / 1024 << " KiB, L3 "
+            << f.l3_bytes / 1024 << " KiB\n"
+            << "qtune:      " << qtune::version() << " built with " << qtune::compiler() << "\n\n";
+  if (f.arch == "x86_64") {
+    std::cout << "instruction set support (CPUID and OS-enabled register state):\n"
+              << "  AVX2            " << yes_no(f.avx2) << "\n"
+              << "  AVX-512 BW      " << yes_no(f.avx512bw) << "\n"
+              << "  AVX-512 VL      " << yes_no(f.avx512vl) << "\n"
+              << "  AVX-512 VNNI    " << yes_no(f.avx512vnni) << "\n"
+              << "  AVX-VNNI        " << yes_no(f.avxvnni) << "\n"
+              << "  AMX-TILE        " << yes_no(f.amx_tile) << "\n"
+              << "  AMX-INT8        " << yes_no(f.amx_int8) << "\n"
+              << "  AMX status:     " << f.amx_status << "\n\n";
+  } else if (f.arch == "aarch64") {
+    std::cout << "instruction set support (getauxval):\n"
+              << "  NEON            " << yes_no(f.neon) << "\n"
+              << "  dotprod (sdot)  " << yes_no(f.dotprod) << "\n"
+              << "  i8mm (smmla)    " << yes_no(f.i8mm) << "\n\n";
+  }
+  std::cout << "kernel instruction sets usable here:";
+  for (auto isa : f.usable_isas()) std::cout << " " << qtune::to_string(isa);
+  std::cout << "\n";
+  return 0;
+}
+
+}  // namespace
+
+QTUNE_COMMAND("targets", "show the CPU and the instruction sets this process can use", "qtune targets", {},
+              run_targets);

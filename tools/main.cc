@@ -1,0 +1,59 @@
+// qtune: tune quantized int8 kernels on this CPU, record what wins, and ship it.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "qtune/kernels/build_info.h"
+
+namespace {
+
+void print_overview() {
+  std::cout << "qtune " << qtune::version()
+            << ": auto-tuning of quantized (int8) neural-network kernels on CPUs\n\n"
+               "usage: qtune <command> [options]      qtune <command> --help\n\ncommands:\n";
+  for (const auto& [name, command] : qtune::cli::registry()) {
+    std::string head = "  " + name;
+    std::cout << head << std::string(head.size() < 12 ? 12 - head.size() : 1, ' ') << command.summary << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_overview();
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "qtune " << qtune::version() << " (" << qtune::compiler() << ")\n";
+    return 0;
+  }
+  const auto& commands = qtune::cli::registry();
+  auto it = commands.find(args[0]);
+  if (it == commands.end()) {
+    std::cerr << "qtune: unknown command '" << args[0] << "' (see 'qtune --help')\n";
+    return 2;
+  }
+  const auto& command = it->second;
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  for (const auto& a : rest) {
+    if (a == "--help" || a == "-h") {
+      std::cout << qtune::cli::command_help(command);
+      return 0;
+    }
+  }
+  try {
+    qtune::cli::Args parsed(command.name, command.options, rest);
+    return command.run(parsed);
+  } catch (const qtune::cli::UsageError& e) {
+    std::cerr << "qtune " << command.name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "qtune " << command.name << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
