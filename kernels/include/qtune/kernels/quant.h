@@ -67,8 +67,10 @@ struct RequantParams {
   bool per_channel() const { return scales.size() > 1; }
   std::size_t channels() const { return scales.size(); }
 
-  // Validates (scales finite and >= 0, qmin <= qmax, zero point within [qmin, qmax] of the output
-  // type) and derives the fixed-point form; throws std::invalid_argument naming the problem.
+  // Validates (at least one scale, each finite and >= 0; qmin <= qmax; qmin, qmax and the zero
+  // point within [-128, 255], the union of u8 and s8 — callers that know the output type check its
+  // exact range; the zero point need not lie in [qmin, qmax]) and derives the fixed-point form;
+  // throws std::invalid_argument (InvalidScale for a scale) naming the problem.
   static RequantParams make(RoundingMode mode, std::vector<double> scales, std::int32_t zero_point,
                             std::int32_t qmin, std::int32_t qmax);
 };

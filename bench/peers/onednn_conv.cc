@@ -1,0 +1,147 @@
+#include "onednn_conv.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include <omp.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace qtune::peers {
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+
+dt dnnl_type(DType t) {
+  switch (t) {
+    case DType::u8: return dt::u8;
+    case DType::s8: return dt::s8;
+    case DType::s32: return dt::s32;
+  }
+  return dt::undef;
+}
+
+}  // namespace
+
+std::string onednn_conv_unsupported(const Conv2dProblem& p) {
+  for (std::int32_t zb : p.b_zero_points) {
+    if (zb != 0) return "oneDNN 2.6 int8 convolution has no weight zero points";
+  }
+  if (p.out_type != DType::s32) {
+    const std::int32_t lo = p.out_type == DType::u8 ? 0 : -128, hi = p.out_type == DType::u8 ? 255 : 127;
+    if (p.requant.qmin != lo || p.requant.qmax != hi) return "clamp bounds narrower than the output type (fused ReLU) are not mapped";
+  }
+  return "";
+}
+
+struct OnednnConv::State {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward primitive;
+  memory src, weights, bias, dst;
+  memory src_zero_point, dst_zero_point;  // runtime zero points (null where none is set)
+  int threads = 1;
+};
+
+OnednnConv::OnednnConv(const Conv2dProblem& p, const std::int8_t* weights_hwio, const std::int32_t* bias,
+                       int threads)
+    : state_(std::make_unique<State>()) {
+  p.validate();
+  if (threads < 1) throw std::invalid_argument("oneDNN conv peer: threads must be >= 1");
+  state_->threads = threads;
+  if (const std::string why = onednn_conv_unsupported(p); !why.empty()) throw std::runtime_error(why);
+  State& s = *state_;
+  const memory::dim n = p.batch, c = p.in_c, h = p.in_h, w = p.in_w, oc = p.out_c, oh = p.out_h(), ow = p.out_w();
+  const memory::dim g = p.groups, icg = c / g, ocg = oc / g, kh = p.kernel_h, kw = p.kernel_w;
+  const memory::desc src_md({n, c, h, w}, dnnl_type(p.a_type), tag::nhwc);
+  const memory::desc dst_md({n, oc, oh, ow}, dnnl_type(p.out_type), tag::nhwc);
+  const memory::desc bias_md = p.has_bias ? memory::desc({oc}, dt::s32, tag::x) : memory::desc();
+  // HWIO [KH][KW][Cg][OC] described with explicit strides: no copy before oneDNN's own reorder.
+  memory::desc user_weights_md;
+  memory::dims weight_dims;
+  if (g == 1) {
+    weight_dims = {oc, icg, kh, kw};
+    user_weights_md = memory::desc(weight_dims, dt::s8, memory::dims{1, oc, kw * icg * oc, icg * oc});
+  } else {
+    weight_dims = {g, ocg, icg, kh, kw};
+    user_weights_md = memory::desc(weight_dims, dt::s8, memory::dims{ocg, 1, oc, kw * icg * oc, icg * oc});
+  }
+  const memory::desc any_weights_md(weight_dims, dt::s8, tag::any);
+
+  auto make_attr = [&](bool runtime_zero_points) {
+    dnnl::primitive_attr attr;
+    if (p.out_type != DType::s32) {
+      std::vector<float> scales(p.requant.scales_f32.begin(), p.requant.scales_f32.end());
+      attr.set_output_scales(p.requant.per_channel() ? 1 << 1 : 0, scales);
+      if (p.requant.output_zero_point != 0) {
+        attr.set_zero_points(DNNL_ARG_DST, 0, {runtime_zero_points ? DNNL_RUNTIME_S32_VAL : p.requant.output_zero_point});
+      }
+    }
+    if (p.a_zero_point != 0) {
+      attr.set_zero_points(DNNL_ARG_SRC, 0, {runtime_zero_points ? DNNL_RUNTIME_S32_VAL : p.a_zero_point});
+    }
+    return attr;
+  };
+  const dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md, any_weights_md, bias_md, dst_md,
+      {p.stride_h, p.stride_w}, {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_top, p.pad_left},
+      {p.pad_bottom, p.pad_right});
+  // Zero points given at creation where the implementation accepts them, else at execution.
+  bool runtime_zero_points = false;
+  try {
+    s.pd = dnnl::convolution_forward::primitive_desc(desc, make_attr(false), s.engine);
+  } catch (const dnnl::error&) {
+    try {
+      s.pd = dnnl::convolution_forward::primitive_desc(desc, make_attr(true), s.engine);
+      runtime_zero_points = true;
+    } catch (const dnnl::error& e) {
+      throw std::runtime_error(std::string("oneDNN has no int8 convolution for this problem: ") + e.what());
+    }
+  }
+  s.primitive = dnnl::convolution_forward(s.pd);
+  s.src = memory(src_md, s.engine, nullptr);
+  s.dst = memory(dst_md, s.engine, nullptr);
+  s.weights = memory(s.pd.weights_desc(), s.engine);
+  memory user_weights(user_weights_md, s.engine, const_cast<std::int8_t*>(weights_hwio));
+  dnnl::reorder(user_weights, s.weights).execute(s.stream, user_weights, s.weights);
+  if (p.has_bias) {
+    s.bias = memory(bias_md, s.engine);
+    std::copy(bias, bias + oc, static_cast<std::int32_t*>(s.bias.get_data_handle()));
+  }
+  if (runtime_zero_points) {
+    const memory::desc zp_md({1}, dt::s32, tag::x);
+    if (p.a_zero_point != 0) {
+      s.src_zero_point = memory(zp_md, s.engine);
+      *static_cast<std::int32_t*>(s.src_zero_point.get_data_handle()) = p.a_zero_point;
+    }
+    if (p.out_type != DType::s32 && p.requant.output_zero_point != 0) {
+      s.dst_zero_point = memory(zp_md, s.engine);
+      *static_cast<std::int32_t*>(s.dst_zero_point.get_data_handle()) = p.requant.output_zero_point;
+    }
+  }
+  s.stream.wait();
+}
+
+OnednnConv::~OnednnConv() = default;
+
+void OnednnConv::run(const void* input, void* output) const {
+  State& s = *state_;
+  omp_set_num_threads(s.threads);
+  s.src.set_data_handle(const_cast<void*>(input));
+  s.dst.set_data_handle(output);
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, s.src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, s.dst}};
+  if (s.bias) args.emplace(DNNL_ARG_BIAS, s.bias);
+  if (s.src_zero_point) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, s.src_zero_point);
+  if (s.dst_zero_point) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, s.dst_zero_point);
+  s.primitive.execute(s.stream, args);
+  s.stream.wait();
+}
+
+std::string OnednnConv::implementation() const { return state_->pd.impl_info_str(); }
+
+}  // namespace qtune::peers

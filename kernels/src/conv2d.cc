@@ -1,0 +1,133 @@
+// Conv2dOp: checks a configuration against a problem, picks a default, and prepares the chosen
+// algorithm (GEMM-based in conv2d_gemm.cc, direct depthwise in conv2d_depthwise.cc).
+#include <stdexcept>
+
+#include "conv2d_depthwise.h"
+#include "conv2d_gemm.h"
+#include "dwconv.h"
+#include "qtune/kernels/conv2d.h"
+#include "qtune/kernels/cpu_features.h"
+
+namespace qtune {
+
+struct Conv2dOp::Impl {
+  Conv2dProblem problem;
+  Conv2dConfig config;
+  std::unique_ptr<detail::GemmConv> gemm;
+  std::unique_ptr<detail::DepthwiseConv> depthwise;
+};
+
+namespace {
+
+std::string check_depthwise(const Conv2dProblem& p, const Conv2dConfig& config) {
+  if (!p.depthwise()) {
+    return "algo depthwise needs groups == in_c > 1 and out_c a multiple of in_c (got groups " +
+           std::to_string(p.groups) + ", in_c " + std::to_string(p.in_c) + ", out_c " + std::to_string(p.out_c) + ")";
+  }
+  const Isa isa = config.gemm.isa;
+  bool isa_compiled = false;
+  std::string tiles;
+  for (const detail::DwKernel& k : detail::dw_kernel_registry()) {
+    if (k.isa != isa) continue;
+    isa_compiled = true;
+    tiles += (tiles.empty() ? "" : ", ") + std::to_string(k.channel_tile) + "x" + std::to_string(k.width_tile);
+  }
+  if (!isa_compiled) return "no depthwise kernels for isa " + std::string(to_string(isa)) + " in this build";
+  if (!cpu_features().usable(isa)) return "isa " + std::string(to_string(isa)) + " is not usable on this CPU";
+  if (detail::find_dw_kernel(isa, config.dw_channel_tile, config.dw_width_tile) == nullptr) {
+    return "no depthwise " + std::to_string(config.dw_channel_tile) + "x" + std::to_string(config.dw_width_tile) +
+           " (channel tile x width tile) kernel for " + std::string(to_string(isa)) + "; available: " + tiles;
+  }
+  if (config.gemm.threads < 1) return "threads must be >= 1";
+  return "";
+}
+
+// The widest usable ISA with depthwise kernels, and its default tile.
+Conv2dConfig default_depthwise_config() {
+  Conv2dConfig c;
+  c.algo = ConvAlgo::depthwise;
+  c.gemm.isa = Isa::scalar;
+  c.dw_channel_tile = 8;
+  c.dw_width_tile = 2;
+  for (Isa isa : {Isa::avx512vnni, Isa::avx2}) {
+    if (!cpu_features().usable(isa)) continue;
+    const int tile = isa == Isa::avx512vnni ? 32 : 16;
+    if (detail::find_dw_kernel(isa, tile, 2) != nullptr) {
+      c.gemm.isa = isa;
+      c.dw_channel_tile = tile;
+      break;
+    }
+  }
+  c.gemm.fuse_requant = true;
+  c.gemm.threads = 1;
+  return c;
+}
+
+}  // namespace
+
+std::string conv2d_check_config(const Conv2dProblem& problem, const Conv2dConfig& config) {
+  try {
+    problem.validate();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  if (config.algo == ConvAlgo::depthwise) return check_depthwise(problem, config);
+  if (!parse_conv_algo(to_string(config.algo))) return "algo is not a ConvAlgo";
+  return detail::check_gemm_conv(problem, config);
+}
+
+Conv2dConfig conv2d_default_config(const Conv2dProblem& problem) {
+  if (problem.depthwise()) return default_depthwise_config();
+  Conv2dConfig c;
+  c.gemm = gemm_default_config(problem.as_gemm());
+  const bool pointwise = problem.kernel_h == 1 && problem.kernel_w == 1 && problem.stride_h == 1 &&
+                         problem.stride_w == 1 && problem.pad_top == 0 && problem.pad_bottom == 0 &&
+                         problem.pad_left == 0 && problem.pad_right == 0 && problem.groups == 1;
+  if (pointwise) {
+    c.algo = ConvAlgo::gemm_1x1;
+    if (conv2d_check_config(problem, c).empty()) return c;
+  }
+  // Indirect convolution avoids the im2col copy; it needs A packed into panels.
+  c.algo = ConvAlgo::indirect;
+  c.gemm.pack_a = true;
+  if (conv2d_check_config(problem, c).empty()) return c;
+  c.algo = ConvAlgo::im2col;
+  c.gemm = gemm_default_config(problem.as_gemm());
+  return c;
+}
+
+Conv2dOp Conv2dOp::prepare(const Conv2dProblem& problem, const Conv2dConfig& config, const std::int8_t* weights,
+                           const std::int32_t* bias) {
+  problem.validate();
+  const std::string why = conv2d_check_config(problem, config);
+  if (!why.empty()) throw std::invalid_argument("conv2d: " + why);
+  if (weights == nullptr) throw std::invalid_argument("conv2d: weights must not be null");
+  if (problem.has_bias != (bias != nullptr)) throw std::invalid_argument("conv2d: bias must be given iff has_bias");
+  auto impl = std::make_unique<Impl>();
+  impl->problem = problem;
+  impl->config = config;
+  if (config.algo == ConvAlgo::depthwise) {
+    impl->depthwise = std::make_unique<detail::DepthwiseConv>(problem, config, weights, bias);
+  } else {
+    impl->gemm = std::make_unique<detail::GemmConv>(problem, config, weights, bias);
+  }
+  return Conv2dOp(std::move(impl));
+}
+
+void Conv2dOp::run(const void* input, void* output) const {
+  if (impl_->depthwise) {
+    impl_->depthwise->run(input, output);
+  } else {
+    impl_->gemm->run(input, output);
+  }
+}
+
+const Conv2dProblem& Conv2dOp::problem() const { return impl_->problem; }
+const Conv2dConfig& Conv2dOp::config() const { return impl_->config; }
+
+Conv2dOp::Conv2dOp(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Conv2dOp::Conv2dOp(Conv2dOp&&) noexcept = default;
+Conv2dOp& Conv2dOp::operator=(Conv2dOp&&) noexcept = default;
+Conv2dOp::~Conv2dOp() = default;
+
+}  // namespace qtune

@@ -1,0 +1,128 @@
+#include "conv2d_depthwise.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "thread_pool.h"
+
+namespace qtune::detail {
+
+DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& config,
+                             const std::int8_t* weights, const std::int32_t* bias)
+    : problem_(problem), fuse_requant_(config.gemm.fuse_requant), threads_(config.gemm.threads) {
+  kernel_ = find_dw_kernel(config.gemm.isa, config.dw_channel_tile, config.dw_width_tile);
+  if (kernel_ == nullptr) throw std::invalid_argument("conv2d: no depthwise kernel for this isa and tile");
+  out_h_ = problem.out_h();
+  out_w_ = problem.out_w();
+  multiplier_ = problem.out_c / problem.in_c;
+  channels_ = static_cast<std::size_t>(problem.out_c);
+  channels_padded_ = (channels_ + kDwChannelPadding - 1) / kDwChannelPadding * kDwChannelPadding;
+  const std::size_t taps = static_cast<std::size_t>(problem.kernel_h * problem.kernel_w);
+  weights_.assign(taps * channels_padded_, 0);
+  bias_term_.assign(channels_padded_, 0);
+  const auto za = static_cast<std::uint32_t>(problem.a_zero_point);
+  for (std::size_t c = 0; c < channels_; ++c) {
+    const std::int32_t zb = problem.b_zero_points.size() > 1 ? problem.b_zero_points[c] : problem.b_zero_points[0];
+    std::uint32_t weight_sum = 0;
+    for (std::size_t t = 0; t < taps; ++t) {
+      const std::int32_t w = std::int32_t{weights[t * channels_ + c]} - zb;  // in [-255, 255]
+      weights_[t * channels_padded_ + c] = static_cast<std::int32_t>(static_cast<std::uint16_t>(w));
+      weight_sum += static_cast<std::uint32_t>(w);
+    }
+    const std::uint32_t b = problem.has_bias ? static_cast<std::uint32_t>(bias[c]) : 0u;
+    bias_term_[c] = static_cast<std::int32_t>(b - za * weight_sum);
+  }
+  zero_row_.assign(channels_, static_cast<std::uint8_t>(problem.a_zero_point));
+  if (problem.out_type != DType::s32) plan_ = RequantPlan::make(problem.requant);
+}
+
+std::size_t DepthwiseConv::packed_weight_bytes() const {
+  return (weights_.size() + bias_term_.size()) * sizeof(std::int32_t);
+}
+
+void DepthwiseConv::run(const void* input, void* output) const {
+  const auto* in = static_cast<const std::uint8_t*>(input);
+  auto* out = static_cast<std::uint8_t*>(output);
+  const std::int64_t rows = problem_.batch * out_h_;
+  if (threads_ <= 1 || rows == 1) {
+    run_rows(in, out, 0, rows);
+    return;
+  }
+  // A few tasks per thread so that uneven rows (padding) still balance; each task owns its scratch.
+  const std::int64_t tasks = std::min<std::int64_t>(rows, std::int64_t{threads_} * 4);
+  ThreadPool::global().parallel_for(static_cast<std::size_t>(tasks), threads_, [&](std::size_t task, int) {
+    const auto t = static_cast<std::int64_t>(task);
+    run_rows(in, out, rows * t / tasks, rows * (t + 1) / tasks);
+  });
+}
+
+// Output rows [row_begin, row_end) of the flattened (batch, out_h) range.
+void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, std::int64_t row_begin,
+                             std::int64_t row_end) const {
+  const Conv2dProblem& p = problem_;
+  const auto kh_n = static_cast<std::size_t>(p.kernel_h), kw_n = static_cast<std::size_t>(p.kernel_w);
+  const std::size_t tap_count = kh_n * kw_n;
+  const std::size_t out_elem = p.out_type == DType::s32 ? 4 : 1;
+  const auto in_row_bytes = static_cast<std::size_t>(p.in_w * p.in_c);
+
+  // Per-call scratch of this worker: the row's tap pointers, the int32 row of the separate
+  // requantization, and (multiplier > 1) the kernel_h input rows expanded to out_c channels.
+  std::vector<const std::uint8_t*> taps(static_cast<std::size_t>(out_w_) * tap_count);
+  std::vector<std::int32_t> scratch(!fuse_requant_ && p.out_type != DType::s32 ? static_cast<std::size_t>(out_w_) * channels_ : 0);
+  std::vector<std::uint8_t> expanded(multiplier_ > 1 ? kh_n * static_cast<std::size_t>(p.in_w) * channels_ : 0);
+  std::vector<const std::uint8_t*> source_rows(kh_n);
+
+  DwRowArgs args;
+  args.taps = taps.data();
+  args.out_w = static_cast<std::size_t>(out_w_);
+  args.tap_count = tap_count;
+  args.channels = channels_;
+  args.channels_padded = channels_padded_;
+  args.weights = weights_.data();
+  args.bias_term = bias_term_.data();
+  args.signed_input = p.a_type == DType::s8;
+  args.out_type = p.out_type;
+  args.fuse_requant = fuse_requant_;
+  args.plan = p.out_type != DType::s32 ? &plan_ : nullptr;
+  args.params = &p.requant;
+  args.scratch = scratch.data();
+
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t n = row / out_h_, oh = row % out_h_;
+    // The input row of each kernel row, or null where the tap row lies in the padding.
+    for (std::size_t kh = 0; kh < kh_n; ++kh) {
+      const std::int64_t ih = oh * p.stride_h - p.pad_top + static_cast<std::int64_t>(kh) * p.dilation_h;
+      if (ih < 0 || ih >= p.in_h) {
+        source_rows[kh] = nullptr;
+        continue;
+      }
+      const std::uint8_t* src = input + static_cast<std::size_t>(n * p.in_h + ih) * in_row_bytes;
+      if (multiplier_ > 1) {
+        // Channel co of the expanded row is input channel co / multiplier.
+        std::uint8_t* dst = expanded.data() + kh * static_cast<std::size_t>(p.in_w) * channels_;
+        for (std::int64_t iw = 0; iw < p.in_w; ++iw) {
+          for (std::int64_t ci = 0; ci < p.in_c; ++ci) {
+            std::fill_n(dst + iw * static_cast<std::int64_t>(channels_) + ci * multiplier_, multiplier_,
+                        src[iw * p.in_c + ci]);
+          }
+        }
+        src = dst;
+      }
+      source_rows[kh] = src;
+    }
+    for (std::int64_t ow = 0; ow < out_w_; ++ow) {
+      const std::uint8_t** pixel_taps = taps.data() + static_cast<std::size_t>(ow) * tap_count;
+      for (std::size_t kh = 0; kh < kh_n; ++kh) {
+        for (std::size_t kw = 0; kw < kw_n; ++kw) {
+          const std::int64_t iw = ow * p.stride_w - p.pad_left + static_cast<std::int64_t>(kw) * p.dilation_w;
+          const bool inside = source_rows[kh] != nullptr && iw >= 0 && iw < p.in_w;
+          pixel_taps[kh * kw_n + kw] = inside ? source_rows[kh] + static_cast<std::size_t>(iw) * channels_ : zero_row_.data();
+        }
+      }
+    }
+    args.out = output + static_cast<std::size_t>(row * out_w_) * channels_ * out_elem;
+    kernel_->fn(args);
+  }
+}
+
+}  // namespace qtune::detail

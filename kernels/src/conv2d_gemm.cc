@@ -1,0 +1,171 @@
+#include "conv2d_gemm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "conv2d_taps.h"
+
+namespace qtune::detail {
+namespace {
+
+// Upper bound of one im2col block: the patch rows stay within about half an L2 of this class of core.
+constexpr std::int64_t kIm2colBlockBytes = 512 * 1024;
+
+template <class T>
+std::vector<T> slice(const std::vector<T>& v, std::int64_t begin, std::int64_t count) {
+  if (v.size() <= 1) return v;  // per tensor
+  return std::vector<T>(v.begin() + begin, v.begin() + begin + count);
+}
+
+}  // namespace
+
+GemmProblem conv_group_gemm(const Conv2dProblem& p, std::int64_t group, std::int64_t m) {
+  const std::int64_t nc = p.out_c / p.groups;
+  GemmProblem g;
+  g.m = m;
+  g.n = nc;
+  g.k = p.kernel_h * p.kernel_w * (p.in_c / p.groups);
+  g.a_type = p.a_type;
+  g.a_zero_point = p.a_zero_point;
+  g.b_zero_points = slice(p.b_zero_points, group * nc, nc);
+  g.has_bias = p.has_bias;
+  g.out_type = p.out_type;
+  g.requant = p.requant;
+  if (p.out_type != DType::s32) {
+    g.requant.scales = slice(p.requant.scales, group * nc, nc);
+    g.requant.fixed = slice(p.requant.fixed, group * nc, nc);
+    g.requant.scales_f32 = slice(p.requant.scales_f32, group * nc, nc);
+  }
+  return g;
+}
+
+std::int64_t im2col_block_rows(const Conv2dProblem& p) {
+  const std::int64_t m = p.batch * p.out_h() * p.out_w();
+  const std::int64_t k = p.kernel_h * p.kernel_w * (p.in_c / p.groups);
+  const std::int64_t cap = std::max<std::int64_t>(64, kIm2colBlockBytes / std::max<std::int64_t>(k, 1));
+  if (m <= cap) return m;
+  const std::int64_t blocks = (m + cap - 1) / cap;
+  const std::int64_t rows = (m + blocks - 1) / blocks;
+  return (rows + 15) / 16 * 16;  // whole register tiles for every usual mr
+}
+
+std::string check_gemm_conv(const Conv2dProblem& p, const Conv2dConfig& config) {
+  if (config.algo == ConvAlgo::gemm_1x1) {
+    if (p.kernel_h != 1 || p.kernel_w != 1) return "algo gemm_1x1 needs a 1x1 kernel";
+    if (p.stride_h != 1 || p.stride_w != 1) return "algo gemm_1x1 needs stride 1";
+    if (p.pad_top != 0 || p.pad_bottom != 0 || p.pad_left != 0 || p.pad_right != 0) return "algo gemm_1x1 needs no padding";
+    if (p.groups != 1) return "algo gemm_1x1 needs groups 1";
+  }
+  const std::int64_t m = config.algo == ConvAlgo::im2col ? im2col_block_rows(p) : p.batch * p.out_h() * p.out_w();
+  std::string why = gemm_check_config(conv_group_gemm(p, 0, m), config.gemm);
+  if (!why.empty()) return why;
+  if (config.algo == ConvAlgo::indirect) return GemmEngine::check_indirect(config.gemm);
+  return "";
+}
+
+GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, const std::int8_t* weights,
+                   const std::int32_t* bias)
+    : problem_(problem), algo_(config.algo) {
+  const Conv2dProblem& p = problem_;
+  m_ = p.batch * p.out_h() * p.out_w();
+  group_in_ = p.in_c / p.groups;
+  group_out_ = p.out_c / p.groups;
+  k_ = p.kernel_h * p.kernel_w * group_in_;
+  out_elem_ = p.out_type == DType::s32 ? 4 : 1;
+  block_rows_ = algo_ == ConvAlgo::im2col ? im2col_block_rows(p) : m_;
+  for (std::int64_t g = 0; g < p.groups; ++g) {
+    engines_.push_back(std::make_unique<GemmEngine>(conv_group_gemm(p, g, block_rows_), config.gemm,
+                                                    weights + g * group_out_, static_cast<std::size_t>(p.out_c),
+                                                    p.has_bias ? bias + g * group_out_ : nullptr));
+  }
+  if (algo_ == ConvAlgo::indirect) {
+    zero_row_.assign(static_cast<std::size_t>(group_in_), static_cast<std::uint8_t>(p.a_zero_point));
+    const std::int64_t input_bytes = p.batch * p.in_h * p.in_w * p.in_c;
+    // An offset must never be mistaken for the zero row's address (heap addresses are far larger).
+    if (reinterpret_cast<std::uintptr_t>(zero_row_.data()) < static_cast<std::uintptr_t>(input_bytes)) {
+      throw std::runtime_error("conv2d: the zero-point row's address collides with input offsets");
+    }
+    const auto taps = static_cast<std::size_t>(p.kernel_h * p.kernel_w);
+    indirection_.resize(static_cast<std::size_t>(m_) * taps);
+    for_each_tap(p, 0, m_, [&](std::int64_t m, std::int64_t tap, std::int64_t offset) {
+      indirection_[static_cast<std::size_t>(m) * taps + static_cast<std::size_t>(tap)] =
+          offset < 0 ? static_cast<const void*>(zero_row_.data())
+                     : reinterpret_cast<const void*>(static_cast<std::uintptr_t>(offset));
+    });
+  }
+}
+
+GemmConv::~GemmConv() = default;
+
+std::size_t GemmConv::packed_weight_bytes() const {
+  std::size_t bytes = 0;
+  for (const auto& e : engines_) bytes += e->packed_weight_bytes();
+  return bytes;
+}
+
+void GemmConv::run(const void* input, void* output) const {
+  const auto* in = static_cast<const std::uint8_t*>(input);
+  auto* out = static_cast<std::uint8_t*>(output);
+  switch (algo_) {
+    case ConvAlgo::gemm_1x1:
+      // The NHWC input is the GEMM's A: M = N*H*W rows of C_in bytes.
+      engines_[0]->run(GemmASource::dense(in, static_cast<std::size_t>(problem_.in_c)), out,
+                       static_cast<std::size_t>(problem_.out_c));
+      return;
+    case ConvAlgo::indirect: run_indirect(in, out); return;
+    case ConvAlgo::im2col: run_im2col(in, out); return;
+    case ConvAlgo::depthwise: break;
+  }
+  throw std::logic_error("conv2d: GemmConv cannot run the depthwise algorithm");
+}
+
+void GemmConv::run_indirect(const std::uint8_t* input, std::uint8_t* output) const {
+  const auto taps = static_cast<std::size_t>(problem_.kernel_h * problem_.kernel_w);
+  const auto base = reinterpret_cast<std::uintptr_t>(input);
+  for (std::int64_t g = 0; g < problem_.groups; ++g) {
+    engines_[static_cast<std::size_t>(g)]->run(
+        GemmASource::indirect(indirection_.data(), taps, static_cast<std::size_t>(group_in_),
+                              static_cast<std::size_t>(base + static_cast<std::uintptr_t>(g * group_in_)), zero_row_.data()),
+        output + static_cast<std::size_t>(g * group_out_) * out_elem_, static_cast<std::size_t>(problem_.out_c));
+  }
+}
+
+void GemmConv::run_im2col(const std::uint8_t* input, std::uint8_t* output) const {
+  const Conv2dProblem& p = problem_;
+  const auto k = static_cast<std::size_t>(k_), cg = static_cast<std::size_t>(group_in_);
+  const auto za = static_cast<std::uint8_t>(p.a_zero_point);
+  const auto ldc = static_cast<std::size_t>(p.out_c);
+  // Per call (run is const and may be called concurrently): one patch block reused for every block
+  // and group, and for a short last block a scratch C of full block height.
+  std::vector<std::uint8_t> patches(static_cast<std::size_t>(block_rows_) * k);
+  std::vector<std::uint8_t> tail_c;
+  for (std::int64_t m0 = 0; m0 < m_; m0 += block_rows_) {
+    const std::int64_t rows = std::min(block_rows_, m_ - m0);
+    if (rows < block_rows_) {
+      // Rows past the end are zero-point patches: valid input for the engine, results discarded.
+      std::fill(patches.begin() + static_cast<std::ptrdiff_t>(rows) * static_cast<std::ptrdiff_t>(k), patches.end(), za);
+      tail_c.resize(static_cast<std::size_t>(block_rows_) * ldc * out_elem_);
+    }
+    for (std::int64_t g = 0; g < p.groups; ++g) {
+      const std::size_t channel0 = static_cast<std::size_t>(g) * cg;
+      for_each_tap(p, m0, m0 + rows, [&](std::int64_t m, std::int64_t tap, std::int64_t offset) {
+        std::uint8_t* dst = patches.data() + static_cast<std::size_t>(m - m0) * k + static_cast<std::size_t>(tap) * cg;
+        if (offset < 0) {
+          std::memset(dst, za, cg);
+        } else {
+          std::memcpy(dst, input + offset + channel0, cg);
+        }
+      });
+      const std::size_t c_offset = static_cast<std::size_t>(g * group_out_) * out_elem_;
+      std::uint8_t* c = rows < block_rows_ ? tail_c.data() : output + static_cast<std::size_t>(m0) * ldc * out_elem_;
+      engines_[static_cast<std::size_t>(g)]->run(GemmASource::dense(patches.data(), k), c + c_offset, ldc);
+    }
+    if (rows < block_rows_) {
+      std::memcpy(output + static_cast<std::size_t>(m0) * ldc * out_elem_, tail_c.data(),
+                  static_cast<std::size_t>(rows) * ldc * out_elem_);
+    }
+  }
+}
+
+}  // namespace qtune::detail

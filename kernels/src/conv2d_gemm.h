@@ -1,0 +1,56 @@
+// The GEMM-based algorithms of Conv2dOp (im2col, indirect, gemm_1x1): one GemmEngine per group,
+// fed with A as im2col rows, an indirection table, or the NHWC input itself.
+//
+// Group g is the GEMM  C[:, g*Nc + j] = sum_k A_g[m][k] * B_g[k][j]  with M = N*OH*OW,
+// Nc = C_out/groups, K = KH*KW*Cg (Cg = C_in/groups, k = (kh*KW + kw)*Cg + ci): B_g is the HWIO
+// weight tensor seen from column g*Nc with row stride C_out, so no weight reordering is needed
+// before the engine packs it, and C_g is the output seen from channel g*Nc with row stride C_out.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gemm_driver.h"
+#include "qtune/kernels/conv2d.h"
+
+namespace qtune::detail {
+
+// The GEMM problem of group g (per-channel parameters sliced to the group's columns), with M rows.
+GemmProblem conv_group_gemm(const Conv2dProblem& problem, std::int64_t group, std::int64_t m);
+
+// Rows per im2col block: bounded so that the patch buffer stays in the outer caches, balanced so
+// that the last block is not much smaller than the others.
+std::int64_t im2col_block_rows(const Conv2dProblem& problem);
+
+// Why `algo` (a GEMM-based one) cannot run `problem` with `config`, or "".
+std::string check_gemm_conv(const Conv2dProblem& problem, const Conv2dConfig& config);
+
+class GemmConv {
+ public:
+  GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, const std::int8_t* weights,
+           const std::int32_t* bias);
+  ~GemmConv();
+  void run(const void* input, void* output) const;
+  std::size_t packed_weight_bytes() const;
+
+ private:
+  void run_im2col(const std::uint8_t* input, std::uint8_t* output) const;
+  void run_indirect(const std::uint8_t* input, std::uint8_t* output) const;
+
+  Conv2dProblem problem_;
+  ConvAlgo algo_;
+  std::int64_t m_ = 0, k_ = 0, group_in_ = 0, group_out_ = 0;
+  std::size_t out_elem_ = 1;
+  std::vector<std::unique_ptr<GemmEngine>> engines_;  // one per group
+  // im2col: every engine has M = block_rows_; the last (shorter) block goes through a scratch C.
+  std::int64_t block_rows_ = 0;
+  // indirect: per GEMM row, KH*KW entries: the input byte offset of the tap's pixel stored as a
+  // pointer value (the engine adds the input address plus the group's channel offset), or the
+  // address of zero_row_ for padding taps, which the engine uses as is.
+  std::vector<const void*> indirection_;
+  std::vector<std::uint8_t> zero_row_;
+};
+
+}  // namespace qtune::detail

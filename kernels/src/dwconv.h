@@ -1,0 +1,66 @@
+// The direct depthwise-convolution kernels: the internal interface between the driver
+// (conv2d_depthwise.cc), the kernel template (dwconv_template.h) and the per-ISA translation units.
+//
+// The driver hands a kernel one output row at a time: for every output pixel of the row, one
+// pointer per kernel tap to that tap's input pixel (channel 0), or to the operator's zero-point row
+// for padded taps. Channel co of a tap reads byte co of that pixel, so the input the pointers
+// address always has exactly `channels` (= C_out) channels: for channel multipliers > 1 the driver
+// expands the input rows first (input channel c repeated `multiplier` times).
+//
+// Zero-point algebra: with w' = w - zb (int16, in [-255, 255]) packed at prepare,
+//   sum_t (x_t - za) * w'_t + bias = sum_t x_t * w'_t + (bias - za * sum_t w'_t)
+// and the second term (`bias_term`) is precomputed per channel in wrapping int32 arithmetic. A
+// padded tap points at bytes equal to za, so it contributes za * w'_t, which the precomputed term
+// cancels exactly: padding costs nothing in the inner loop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "qtune/kernels/isa.h"
+#include "qtune/kernels/quant.h"
+
+namespace qtune::detail {
+
+struct RequantPlan;
+
+// Packed weights are int32 lanes that hold the int16 w' in their low half and 0 in the high half,
+// so that one vpmaddwd against a sign- or zero-extended activation lane is an exact 16x16 product.
+// Layout: [taps][channels_padded]; bias_term: [channels_padded]; padding lanes are 0.
+inline constexpr std::size_t kDwChannelPadding = 64;  // channels_padded is a multiple of this
+
+struct DwRowArgs {
+  const std::uint8_t* const* taps = nullptr;  // [out_w][tap_count] pixel pointers
+  std::size_t out_w = 0;
+  std::size_t tap_count = 0;
+  std::size_t channels = 0;             // C_out
+  std::size_t channels_padded = 0;      // row stride of `weights`
+  const std::int32_t* weights = nullptr;
+  const std::int32_t* bias_term = nullptr;
+  bool signed_input = false;            // s8 activations (sign-extend) or u8 (zero-extend)
+  DType out_type = DType::s8;
+  bool fuse_requant = true;             // requantize in registers, or store int32 then a pass
+  const RequantPlan* plan = nullptr;    // out_type u8/s8
+  const RequantParams* params = nullptr;  // the scalar family's requantization
+  void* out = nullptr;                  // out_w x channels elements of out_type, dense
+  std::int32_t* scratch = nullptr;      // out_w x channels int32 (separate requantization)
+};
+
+using DwRowFn = void (*)(const DwRowArgs& args);
+
+struct DwKernel {
+  Isa isa;
+  int channel_tile;  // output channels per step (a multiple of the ISA's vector lanes)
+  int width_tile;    // output pixels per step
+  DwRowFn fn;
+};
+
+// Each ISA's list (its own translation unit), and all compiled into this build.
+std::span<const DwKernel> dw_kernels_scalar();      // kernels/src/dwconv_scalar.cc
+std::span<const DwKernel> dw_kernels_avx2();        // kernels/src/x86/avx2/dwconv_avx2.cc
+std::span<const DwKernel> dw_kernels_avx512vnni();  // kernels/src/x86/avx512vnni/dwconv_avx512vnni.cc
+std::span<const DwKernel> dw_kernel_registry();
+const DwKernel* find_dw_kernel(Isa isa, int channel_tile, int width_tile);
+
+}  // namespace qtune::detail

@@ -1,0 +1,119 @@
+// The depthwise row kernel, written once over an instruction-set traits class and instantiated per
+// (ISA, channel tile, width tile) in each ISA's own translation unit. See dwconv.h for the data
+// layout and the zero-point algebra.
+//
+// A traits class T provides:
+//   isa, kLanes, Vec                         the vector of kLanes int32 lanes
+//   load_i32(p)                              kLanes int32 (padded arrays: always in bounds)
+//   load_i32_partial(p, n)                   n <= kLanes int32, never reading past p + n
+//   load_x<Signed>(p), load_x_partial<Signed>(p, n)   activation bytes widened to int32 lanes
+//   madd(x, w)                               x * w' per lane (w' = the low int16 half of w)
+//   add(a, b)                                wrapping int32 add
+//   store_i32(dst, v, n)                     the first n lanes
+//   store_requantized(dst, out_type, v, args, channel, n)   requantize and store n 8-bit lanes
+// Every helper is a static member of T, so instantiations for different ISAs never share a
+// symbol (an inline function compiled with AVX-512 flags must not be picked for the AVX2 path).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "dwconv.h"
+
+namespace qtune::detail {
+
+template <class T, int ChannelTile, int WidthTile, bool Signed>
+struct DwRowKernel {
+  static constexpr int kLanes = T::kLanes;
+  static_assert(ChannelTile % kLanes == 0, "the channel tile is a whole number of vectors");
+  static constexpr int kVectors = ChannelTile / kLanes;
+  using Vec = typename T::Vec;
+
+  // W output pixels x NV vectors of channels starting at c0; when Ragged, the last vector holds
+  // only `last_lanes` valid channels (the row's channel tail).
+  template <int W, int NV, bool Ragged>
+  static void tile(const DwRowArgs& a, std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
+    Vec acc[W][NV];
+    for (int v = 0; v < NV; ++v) {
+      const Vec b = T::load_i32(a.bias_term + c0 + v * kLanes);
+      for (int p = 0; p < W; ++p) acc[p][v] = b;
+    }
+    const std::uint8_t* const* taps = a.taps + ow0 * a.tap_count;
+    for (std::size_t t = 0; t < a.tap_count; ++t) {
+      const std::int32_t* w_row = a.weights + t * a.channels_padded + c0;
+      Vec w[NV];
+      for (int v = 0; v < NV; ++v) w[v] = T::load_i32(w_row + v * kLanes);
+      for (int p = 0; p < W; ++p) {
+        const std::uint8_t* x = taps[p * a.tap_count + t] + c0;
+        for (int v = 0; v < NV; ++v) {
+          Vec xv;
+          if constexpr (Ragged) {
+            xv = v == NV - 1 ? T::template load_x_partial<Signed>(x + v * kLanes, last_lanes)
+                             : T::template load_x<Signed>(x + v * kLanes);
+          } else {
+            xv = T::template load_x<Signed>(x + v * kLanes);
+          }
+          acc[p][v] = T::add(acc[p][v], T::madd(xv, w[v]));
+        }
+      }
+    }
+    for (int p = 0; p < W; ++p) {
+      const std::size_t pixel = (ow0 + p) * a.channels;
+      for (int v = 0; v < NV; ++v) {
+        const std::size_t c = c0 + v * kLanes;
+        const std::size_t n = Ragged && v == NV - 1 ? last_lanes : kLanes;
+        if (a.out_type == DType::s32) {
+          T::store_i32(static_cast<std::int32_t*>(a.out) + pixel + c, acc[p][v], n);
+        } else if (!a.fuse_requant) {
+          T::store_i32(a.scratch + pixel + c, acc[p][v], n);
+        } else {
+          T::store_requantized(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, acc[p][v], a, c, n);
+        }
+      }
+    }
+  }
+
+  template <int W>
+  static void columns(const DwRowArgs& a, std::size_t ow0) {
+    std::size_t c = 0;
+    for (; c + ChannelTile <= a.channels; c += ChannelTile) tile<W, kVectors, false>(a, ow0, c, kLanes);
+    if constexpr (kVectors > 1) {
+      for (; c + kLanes <= a.channels; c += kLanes) tile<W, 1, false>(a, ow0, c, kLanes);
+    }
+    if (c < a.channels) tile<W, 1, true>(a, ow0, c, a.channels - c);
+  }
+
+  static void run(const DwRowArgs& a) {
+    std::size_t ow = 0;
+    for (; ow + WidthTile <= a.out_w; ow += WidthTile) columns<WidthTile>(a, ow);
+    if constexpr (WidthTile > 1) {
+      for (; ow < a.out_w; ++ow) columns<1>(a, ow);
+    }
+    if (a.out_type != DType::s32 && !a.fuse_requant) {
+      // The separate pass: the whole row's int32 results, requantized vector by vector.
+      for (std::size_t p = 0; p < a.out_w; ++p) {
+        const std::size_t pixel = p * a.channels;
+        for (std::size_t c = 0; c < a.channels; c += kLanes) {
+          const std::size_t n = a.channels - c < kLanes ? a.channels - c : kLanes;
+          const Vec v = T::load_i32_partial(a.scratch + pixel + c, n);
+          T::store_requantized(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, v, a, c, n);
+        }
+      }
+    }
+  }
+};
+
+template <class T, int ChannelTile, int WidthTile>
+void dw_row(const DwRowArgs& args) {
+  if (args.signed_input) {
+    DwRowKernel<T, ChannelTile, WidthTile, true>::run(args);
+  } else {
+    DwRowKernel<T, ChannelTile, WidthTile, false>::run(args);
+  }
+}
+
+}  // namespace qtune::detail
+
+// One registry entry: DwKernel{isa, channel tile, width tile, row function}.
+#define QTUNE_DW_KERNEL(Traits, ChannelTile, WidthTile) \
+  ::qtune::detail::DwKernel { Traits::isa, ChannelTile, WidthTile, &::qtune::detail::dw_row<Traits, ChannelTile, WidthTile> }

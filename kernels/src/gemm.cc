@@ -1,0 +1,209 @@
+// GemmProblem validation, the configuration checks and default, the public microkernel list, and
+// GemmOp (a thin wrapper around the driver's GemmEngine).
+#include "qtune/kernels/gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "gemm_driver.h"
+#include "qtune/kernels/cpu_features.h"
+
+namespace qtune {
+namespace {
+
+constexpr std::int64_t kMaxDim = std::int64_t{1} << 31;
+constexpr int kMaxThreads = 256;
+
+void fail(const std::string& message) { throw std::invalid_argument("gemm problem: " + message); }
+
+std::pair<std::int32_t, std::int32_t> range_of(DType type) {
+  return type == DType::u8 ? std::pair{0, 255} : std::pair{-128, 127};
+}
+
+std::string tile_name(int mr, int nr) { return std::to_string(mr) + "x" + std::to_string(nr); }
+
+}  // namespace
+
+bool GemmProblem::b_zero_point_nonzero() const {
+  return std::any_of(b_zero_points.begin(), b_zero_points.end(), [](std::int32_t z) { return z != 0; });
+}
+
+void GemmProblem::validate() const {
+  if (m < 1 || m >= kMaxDim) fail("m must be in [1, 2^31), got " + std::to_string(m));
+  if (n < 1 || n >= kMaxDim) fail("n must be in [1, 2^31), got " + std::to_string(n));
+  if (k < 1 || k >= kMaxDim) fail("k must be in [1, 2^31), got " + std::to_string(k));
+  if (a_type != DType::u8 && a_type != DType::s8) fail("a_type must be u8 or s8, got " + std::string(to_string(a_type)));
+  const auto [a_lo, a_hi] = range_of(a_type);
+  if (a_zero_point < a_lo || a_zero_point > a_hi) {
+    fail("a_zero_point " + std::to_string(a_zero_point) + " is outside the range of " +
+         std::string(to_string(a_type)) + " [" + std::to_string(a_lo) + ", " + std::to_string(a_hi) + "]");
+  }
+  if (b_zero_points.size() != 1 && b_zero_points.size() != static_cast<std::size_t>(n)) {
+    fail("b_zero_points must have 1 or n = " + std::to_string(n) + " entries, got " +
+         std::to_string(b_zero_points.size()));
+  }
+  for (std::size_t i = 0; i < b_zero_points.size(); ++i) {
+    if (b_zero_points[i] < -128 || b_zero_points[i] > 127) {
+      fail("b_zero_points[" + std::to_string(i) + "] = " + std::to_string(b_zero_points[i]) +
+           " is outside [-128, 127]");
+    }
+  }
+  if (out_type == DType::s32) return;
+  if (out_type != DType::u8 && out_type != DType::s8) fail("out_type must be s32, u8 or s8");
+  const std::size_t channels = requant.scales.size();
+  if (channels != 1 && channels != static_cast<std::size_t>(n)) {
+    fail("requant must have 1 or n = " + std::to_string(n) + " scales, got " + std::to_string(channels));
+  }
+  if (requant.fixed.size() != channels || requant.scales_f32.size() != channels) {
+    fail("requant.fixed and requant.scales_f32 must have one entry per scale (build it with RequantParams::make)");
+  }
+  for (std::size_t i = 0; i < channels; ++i) {
+    if (!(std::isfinite(requant.scales[i]) && requant.scales[i] >= 0)) {
+      fail("requant.scales[" + std::to_string(i) + "] must be finite and >= 0");
+    }
+  }
+  const auto [o_lo, o_hi] = range_of(out_type);
+  if (requant.qmin > requant.qmax || requant.qmin < o_lo || requant.qmax > o_hi) {
+    fail("requant [qmin, qmax] = [" + std::to_string(requant.qmin) + ", " + std::to_string(requant.qmax) +
+         "] must be a non-empty range within " + std::string(to_string(out_type)) + " [" + std::to_string(o_lo) +
+         ", " + std::to_string(o_hi) + "]");
+  }
+  if (requant.output_zero_point < o_lo || requant.output_zero_point > o_hi) {
+    fail("requant.output_zero_point " + std::to_string(requant.output_zero_point) + " is outside the range of " +
+         std::string(to_string(out_type)));
+  }
+}
+
+const std::vector<GemmMicrokernelInfo>& gemm_microkernels() {
+  static const std::vector<GemmMicrokernelInfo> list = [] {
+    std::vector<GemmMicrokernelInfo> out;
+    for (const auto& uk : detail::gemm_ukernel_registry()) out.push_back({uk.isa, uk.mr, uk.nr, uk.kr, uk.name});
+    return out;
+  }();
+  return list;
+}
+
+std::string gemm_check_config(const GemmProblem& problem, const GemmConfig& config) {
+  try {
+    problem.validate();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  const std::string isa(to_string(config.isa));
+  std::vector<const detail::GemmUkernel*> family;
+  for (const auto& uk : detail::gemm_ukernel_registry()) {
+    if (uk.isa == config.isa) family.push_back(&uk);
+  }
+  if (family.empty()) return "no gemm microkernels for isa " + isa + " in this build";
+  if (!cpu_features().usable(config.isa)) return "isa " + isa + " is not usable on this CPU";
+  const detail::GemmUkernel* uk = detail::find_gemm_ukernel(config.isa, config.mr, config.nr);
+  if (uk == nullptr) {
+    std::string tiles;
+    for (const auto* f : family) tiles.append(" ").append(tile_name(f->mr, f->nr));
+    return "no " + tile_name(config.mr, config.nr) + " tile for " + isa + "; tiles:" + tiles;
+  }
+  if (config.kc < 0 || config.kc % uk->kr != 0) {
+    return "kc=" + std::to_string(config.kc) + " is not a multiple of the k group " + std::to_string(uk->kr) +
+           " (0 = whole K)";
+  }
+  if (config.mc < 0 || config.mc % uk->mr != 0) {
+    return "mc=" + std::to_string(config.mc) + " is not a multiple of mr " + std::to_string(uk->mr) + " (0 = whole M)";
+  }
+  if (config.nc < 0 || config.nc % uk->nr != 0) {
+    return "nc=" + std::to_string(config.nc) + " is not a multiple of nr " + std::to_string(uk->nr) + " (0 = whole N)";
+  }
+  if (!config.pack_a && !uk->a_in_place) {
+    return "pack_a=0 is not supported by " + isa + ": A must be widened to int16";
+  }
+  if (config.threads < 1 || config.threads > kMaxThreads) {
+    return "threads=" + std::to_string(config.threads) + " must be in [1, " + std::to_string(kMaxThreads) + "]";
+  }
+  return "";
+}
+
+// Best usable ISA (never scalar when a vector family runs), its workhorse tile, and cache blocking
+// from the cache sizes. K is only blocked when one B panel's K block would exceed a quarter of L2:
+// splitting K costs a round trip of the accumulators through memory per block, which measured
+// slower than streaming a B panel larger than L1 from L2 (the panel is read sequentially and
+// prefetched). The packed A block (mc x kc) takes another quarter of L2 and is reused across the
+// N panels.
+GemmConfig gemm_default_config(const GemmProblem& problem) {
+  const CpuFeatures& cpu = cpu_features();
+  GemmConfig config;
+  struct Choice {
+    Isa isa;
+    int mr, nr;
+  };
+  const Choice choices[] = {{Isa::avx512vnni, 8, 32}, {Isa::avxvnni, 6, 16}, {Isa::avx2, 6, 16},
+                            {Isa::i8mm, 8, 12},       {Isa::dotprod, 8, 12},  {Isa::neon, 8, 8},
+                            {Isa::scalar, 8, 8}};
+  const detail::GemmUkernel* uk = nullptr;
+  for (const Choice& c : choices) {
+    if (!cpu.usable(c.isa)) continue;
+    const int nr = (c.isa == Isa::avx512vnni && problem.n <= 16) ? 16 : c.nr;
+    uk = detail::find_gemm_ukernel(c.isa, c.mr, nr);
+    if (uk != nullptr) break;
+  }
+  if (uk == nullptr) uk = &detail::gemm_ukernel_registry().front();
+  config.isa = uk->isa;
+  config.mr = uk->mr;
+  config.nr = uk->nr;
+  const std::int64_t l2 = cpu.l2_bytes > 0 ? cpu.l2_bytes : 512 * 1024;
+  const std::int64_t b_bytes_per_k = uk->nr_stride * static_cast<std::int64_t>(detail::packed_b_elem_bytes(uk->b_format));
+  const std::int64_t a_bytes_per_k = static_cast<std::int64_t>(detail::packed_a_elem_bytes(uk->a_format));
+  std::int64_t kc = std::max<std::int64_t>(uk->kr, (l2 / 4) / b_bytes_per_k / uk->kr * uk->kr);
+  const std::int64_t k_rounded = (problem.k + uk->kr - 1) / uk->kr * uk->kr;
+  if (kc >= k_rounded) {
+    kc = 0;
+  } else {
+    // Equal K blocks rather than a short last one.
+    const std::int64_t blocks = (k_rounded + kc - 1) / kc;
+    kc = ((k_rounded + blocks - 1) / blocks + uk->kr - 1) / uk->kr * uk->kr;
+  }
+  const std::int64_t kc_eff = kc == 0 ? k_rounded : kc;
+  std::int64_t mc = std::max<std::int64_t>(uk->mr, (l2 / 4) / (kc_eff * a_bytes_per_k) / uk->mr * uk->mr);
+  if (mc >= problem.m) {
+    mc = 0;
+  } else {
+    // Equal M blocks rather than a short last one (256 rows: 132 + 124, not 252 + 4).
+    const std::int64_t blocks = (problem.m + mc - 1) / mc;
+    mc = ((problem.m + blocks - 1) / blocks + uk->mr - 1) / uk->mr * uk->mr;
+  }
+  config.kc = static_cast<int>(kc);
+  config.mc = static_cast<int>(std::min<std::int64_t>(mc, std::numeric_limits<int>::max() / 2 / uk->mr * uk->mr));
+  config.nc = 0;
+  config.pack_a = true;
+  config.fuse_requant = true;
+  config.threads = 1;
+  return config;
+}
+
+struct GemmOp::Impl {
+  detail::GemmEngine engine;
+  Impl(const GemmProblem& problem, const GemmConfig& config, const std::int8_t* b, std::size_t ldb,
+       const std::int32_t* bias)
+      : engine(problem, config, b, ldb, bias) {}
+};
+
+GemmOp GemmOp::prepare(const GemmProblem& problem, const GemmConfig& config, const std::int8_t* b, std::size_t ldb,
+                       const std::int32_t* bias) {
+  return GemmOp(std::make_unique<Impl>(problem, config, b, ldb, bias));
+}
+
+void GemmOp::run(const void* a, std::size_t lda, void* c, std::size_t ldc) const {
+  impl_->engine.run(detail::GemmASource::dense(a, lda), c, ldc);
+}
+
+const GemmProblem& GemmOp::problem() const { return impl_->engine.problem(); }
+const GemmConfig& GemmOp::config() const { return impl_->engine.config(); }
+std::size_t GemmOp::packed_weight_bytes() const { return impl_->engine.packed_weight_bytes(); }
+
+GemmOp::GemmOp(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GemmOp::GemmOp(GemmOp&&) noexcept = default;
+GemmOp& GemmOp::operator=(GemmOp&&) noexcept = default;
+GemmOp::~GemmOp() = default;
+
+}  // namespace qtune

@@ -1,0 +1,331 @@
+// The GEMM driver. Loop nest of one task (an mc x nc block of C), Goto-style with B prepacked:
+//   for each K block (kc):       pack the task's A rows for this K block into MR panels (or read
+//                                A in place); the packed block (mc x kc) stays in L2
+//     for each NR panel of B:    the panel's K block (kc x nr) stays in L1 ...
+//       for each MR panel of A:  ... while the microkernel walks every M panel over it
+// K blocks after the first accumulate through an int32 partial buffer (per task); the epilogue
+// runs on the last K block. With separate requantization the last block writes int32 C into a dense
+// buffer and the standalone requantize kernel turns the task's block into u8/s8.
+//
+// Threads: tasks are (M block, N block) pairs handed out dynamically by the persistent pool. The
+// split prefers M: every thread then reads the same shared, read-only packed B and packs only its
+// own A rows (no duplicated packing). When M has too few rows for every thread (M < threads * mr,
+// e.g. GEMV-like shapes) N is split instead, at NR-panel granularity.
+#include "gemm_driver.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "gemm_pack.h"
+#include "requant_plan.h"
+#include "requantize_internal.h"
+#include "thread_pool.h"
+
+namespace qtune::detail {
+namespace {
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+std::size_t round_up(std::size_t a, std::size_t b) { return ceil_div(a, b) * b; }
+
+struct AlignedFree {
+  void operator()(std::uint8_t* p) const { std::free(p); }
+};
+
+// Per-thread scratch, reused across calls (GemmEngine::run is const and may run concurrently).
+struct Scratch {
+  std::vector<std::uint8_t> a_panels;
+  std::vector<std::uint8_t> staging;  // indirect A rows gathered for one panel
+  std::vector<std::int32_t> partial;
+  std::vector<std::int32_t> result;  // separate requantization: the block's int32 C, dense columns
+  std::vector<std::int32_t> row_terms;
+  std::vector<const std::uint8_t*> rows;
+  std::vector<const std::uint8_t*> panel_rows;  // in place: one M panel's row pointers at a K block
+};
+
+Scratch& thread_scratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+// The requantization parameters of channels [first, first + count).
+RequantParams slice_channels(const RequantParams& p, std::size_t first, std::size_t count) {
+  RequantParams out = p;
+  auto slice = [&](auto& v) { v.assign(v.begin() + static_cast<long>(first), v.begin() + static_cast<long>(first + count)); };
+  slice(out.scales);
+  slice(out.fixed);
+  slice(out.scales_f32);
+  return out;
+}
+
+}  // namespace
+
+struct GemmEngine::State {
+  GemmProblem problem;
+  GemmConfig config;
+  const GemmUkernel* uk = nullptr;
+  std::size_t m = 0, n = 0, k = 0;
+  std::size_t mr = 0, nr = 0, kr = 0, nr_stride = 0;
+  std::size_t k_groups_total = 0, kc_groups = 0, k_blocks = 0;
+  std::size_t mc = 0, nc = 0, tasks_m = 0, tasks_n = 0;
+  std::size_t panel_bytes = 0, packed_bytes = 0;
+  std::unique_ptr<std::uint8_t, AlignedFree> packed_b;
+  bool zb_nonzero = false;
+  bool separate = false;  // u8/s8 output through the int32 buffer and the requantize kernel
+  std::uint8_t flip = 0;
+  UkernelOutput output = UkernelOutput::s32;
+  std::optional<RequantPlan> plan;
+  std::vector<RequantPlan> block_plans;  // separate + per-channel: the plan of each N block
+
+  void run_task(const GemmASource& a, std::size_t task, std::uint8_t* c, std::size_t ldc) const;
+  void gather_rows(const GemmASource& a, std::size_t m0, std::size_t row_count, std::size_t k0,
+                   std::size_t k_bytes, Scratch& s) const;
+  void requantize_block(const RequantPlan& block_plan, const std::int32_t* acc, std::size_t rows,
+                        std::size_t cols, std::size_t acc_stride, void* out, std::size_t ldc) const;
+};
+
+GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, const std::int8_t* b, std::size_t ldb,
+                       const std::int32_t* bias)
+    : state_(std::make_unique<State>()) {
+  const std::string why = gemm_check_config(problem, config);
+  if (!why.empty()) throw std::invalid_argument(why);
+  State& s = *state_;
+  s.problem = problem;
+  s.config = config;
+  s.uk = find_gemm_ukernel(config.isa, config.mr, config.nr);
+  s.m = static_cast<std::size_t>(problem.m);
+  s.n = static_cast<std::size_t>(problem.n);
+  s.k = static_cast<std::size_t>(problem.k);
+  if (b == nullptr) throw std::invalid_argument("gemm: b is null");
+  if (ldb < s.n) throw std::invalid_argument("gemm: ldb " + std::to_string(ldb) + " < n " + std::to_string(s.n));
+  if (problem.has_bias != (bias != nullptr)) {
+    throw std::invalid_argument(problem.has_bias ? "gemm: has_bias is set but bias is null"
+                                                 : "gemm: bias given but has_bias is false");
+  }
+  s.mr = static_cast<std::size_t>(s.uk->mr);
+  s.nr = static_cast<std::size_t>(s.uk->nr);
+  s.kr = static_cast<std::size_t>(s.uk->kr);
+  s.nr_stride = static_cast<std::size_t>(s.uk->nr_stride);
+  s.k_groups_total = ceil_div(s.k, s.kr);
+  s.kc_groups = config.kc == 0 ? s.k_groups_total
+                               : std::min(s.k_groups_total, static_cast<std::size_t>(config.kc) / s.kr);
+  s.k_blocks = ceil_div(s.k_groups_total, s.kc_groups);
+
+  // Blocking and the thread split (see the top of this file).
+  s.mc = config.mc == 0 ? round_up(s.m, s.mr) : std::min(static_cast<std::size_t>(config.mc), round_up(s.m, s.mr));
+  s.nc = config.nc == 0 ? round_up(s.n, s.nr) : std::min(static_cast<std::size_t>(config.nc), round_up(s.n, s.nr));
+  const auto threads = static_cast<std::size_t>(config.threads);
+  if (threads > 1 && ceil_div(s.m, s.mc) * ceil_div(s.n, s.nc) < threads) {
+    if (s.m >= threads * s.mr) {
+      s.mc = std::min(s.mc, round_up(ceil_div(s.m, threads), s.mr));
+    } else {
+      const std::size_t n_parts = ceil_div(threads, ceil_div(s.m, s.mc));
+      s.nc = std::min(s.nc, std::max(s.nr, round_up(ceil_div(s.n, n_parts), s.nr)));
+    }
+  }
+  if (threads > 1 && s.m >= threads * s.mr) {
+    // Equal shares: a task count that is a multiple of the thread count (3 blocks on 2 threads
+    // would leave one thread idle a third of the time).
+    const std::size_t blocks = ceil_div(s.m, s.mc) * ceil_div(s.n, s.nc);
+    if (blocks % threads != 0) {
+      const std::size_t n_blocks = ceil_div(s.n, s.nc);
+      const std::size_t m_blocks = round_up(ceil_div(s.m, s.mc), threads / std::gcd(threads, n_blocks));
+      s.mc = std::max(s.mr, round_up(ceil_div(s.m, m_blocks), s.mr));
+    }
+  }
+  s.tasks_m = ceil_div(s.m, s.mc);
+  s.tasks_n = ceil_div(s.n, s.nc);
+
+  s.zb_nonzero = problem.b_zero_point_nonzero();
+  s.flip = packed_a_flip(*s.uk, problem);
+  s.separate = problem.out_type != DType::s32 && !config.fuse_requant;
+  s.output = problem.out_type == DType::s32 || s.separate ? UkernelOutput::s32
+             : problem.out_type == DType::u8              ? UkernelOutput::u8
+                                                          : UkernelOutput::s8;
+  if (problem.out_type != DType::s32) {
+    s.plan = RequantPlan::make(problem.requant);
+    if (s.separate && problem.requant.per_channel()) {
+      for (std::size_t t = 0; t < s.tasks_n; ++t) {
+        const std::size_t first = t * s.nc;
+        s.block_plans.push_back(
+            RequantPlan::make(slice_channels(problem.requant, first, std::min(s.nc, s.n - first))));
+      }
+    }
+  }
+
+  s.panel_bytes = gemm_b_panel_bytes(*s.uk, s.k_groups_total);
+  s.packed_bytes = ceil_div(s.n, s.nr) * s.panel_bytes;
+  s.packed_b.reset(static_cast<std::uint8_t*>(std::aligned_alloc(64, s.packed_bytes)));
+  if (!s.packed_b) throw std::bad_alloc();
+  pack_b(*s.uk, problem, b, ldb, bias, s.packed_b.get());
+}
+
+GemmEngine::~GemmEngine() = default;
+
+const GemmProblem& GemmEngine::problem() const { return state_->problem; }
+const GemmConfig& GemmEngine::config() const { return state_->config; }
+const GemmUkernel& GemmEngine::ukernel() const { return *state_->uk; }
+std::size_t GemmEngine::packed_weight_bytes() const { return state_->packed_bytes; }
+
+std::string GemmEngine::check_indirect(const GemmConfig& config) {
+  if (!config.pack_a) return "pack_a=0 cannot read an indirection table: indirect A is always packed";
+  return "";
+}
+
+void GemmEngine::run(const GemmASource& a, void* c, std::size_t ldc) const {
+  const State& s = *state_;
+  if (c == nullptr) throw std::invalid_argument("gemm: c is null");
+  if (ldc < s.n) throw std::invalid_argument("gemm: ldc " + std::to_string(ldc) + " < n " + std::to_string(s.n));
+  if (a.is_indirect()) {
+    if (const std::string why = check_indirect(s.config); !why.empty()) throw std::invalid_argument(why);
+    if (a.ks * a.channels != s.k) {
+      throw std::invalid_argument("gemm: indirect A has ks*channels = " + std::to_string(a.ks * a.channels) +
+                                  " but k = " + std::to_string(s.k));
+    }
+  } else {
+    if (a.a == nullptr) throw std::invalid_argument("gemm: a is null");
+    if (a.lda < s.k) throw std::invalid_argument("gemm: lda " + std::to_string(a.lda) + " < k " + std::to_string(s.k));
+  }
+  auto* c_bytes = static_cast<std::uint8_t*>(c);
+  ThreadPool::global().parallel_for(s.tasks_m * s.tasks_n, s.config.threads,
+                                    [&](std::size_t task, int) { s.run_task(a, task, c_bytes, ldc); });
+}
+
+// Row pointers (s.rows[0..row_count)) to bytes [k0, k0 + k_bytes) of rows m0...: straight into a
+// dense A, or gathered from the indirection table into s.staging.
+void GemmEngine::State::gather_rows(const GemmASource& a, std::size_t m0, std::size_t row_count, std::size_t k0,
+                                    std::size_t k_bytes, Scratch& s) const {
+  if (!a.is_indirect()) {
+    const auto* base = static_cast<const std::uint8_t*>(a.a);
+    for (std::size_t i = 0; i < row_count; ++i) s.rows[i] = base + (m0 + i) * a.lda + k0;
+    return;
+  }
+  s.staging.resize(mr * k_bytes);
+  for (std::size_t i = 0; i < row_count; ++i) {
+    std::uint8_t* dst = s.staging.data() + i * k_bytes;
+    const void* const* table = a.indirection + (m0 + i) * a.ks;
+    for (std::size_t kk = k0; kk < k0 + k_bytes;) {
+      const std::size_t segment = kk / a.channels, offset = kk % a.channels;
+      const std::size_t len = std::min(a.channels - offset, k0 + k_bytes - kk);
+      const auto* src = static_cast<const std::uint8_t*>(table[segment]);
+      if (table[segment] != a.zero) src += a.a_offset;
+      std::memcpy(dst + (kk - k0), src + offset, len);
+      kk += len;
+    }
+    s.rows[i] = dst;
+  }
+}
+
+void GemmEngine::State::requantize_block(const RequantPlan& block_plan, const std::int32_t* acc, std::size_t rows,
+                                         std::size_t cols, std::size_t acc_stride, void* out, std::size_t ldc) const {
+  const DType out_type = problem.out_type;
+  switch (config.isa) {
+#if defined(QTUNE_HAVE_AVX512VNNI)
+    case Isa::avx512vnni:
+      return requantize_rows_avx512(2, block_plan, out_type, acc, rows, cols, acc_stride, out, ldc);
+#endif
+#if defined(QTUNE_HAVE_AVX2)
+    case Isa::avx2:
+    case Isa::avxvnni:
+      return requantize_rows_avx2(2, block_plan, out_type, acc, rows, cols, acc_stride, out, ldc);
+#endif
+#if defined(QTUNE_HAVE_NEON)
+    case Isa::neon:
+    case Isa::dotprod:
+    case Isa::i8mm:
+      return requantize_rows_neon(4, block_plan, out_type, acc, rows, cols, acc_stride, out, ldc);
+#endif
+    default:
+      return requantize_rows_scalar(block_plan, out_type, acc, rows, cols, acc_stride, out, ldc);
+  }
+}
+
+void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::uint8_t* c, std::size_t ldc) const {
+  Scratch& s = thread_scratch();
+  const std::size_t tm = task / tasks_n, tn = task % tasks_n;
+  const std::size_t m0 = tm * mc, rows_m = std::min(mc, m - m0);
+  const std::size_t n0 = tn * nc, cols_n = std::min(nc, n - n0);
+  const std::size_t m_panels = ceil_div(rows_m, mr), n_panels = ceil_div(cols_n, nr);
+  const std::size_t out_elem = problem.out_type == DType::s32 ? 4 : 1;
+  const bool use_partial = k_blocks > 1;
+  const std::size_t partial_stride = n_panels * nr_stride;
+  if (use_partial) s.partial.resize(m_panels * mr * partial_stride);
+  if (separate) s.result.resize(rows_m * cols_n);
+  if (zb_nonzero) s.row_terms.assign(m_panels * mr, 0);
+  s.rows.resize(std::max(mr, m_panels * mr));
+
+  const bool in_place = !config.pack_a;
+  if (in_place) {
+    // Row pointers for every M panel at k = 0; rows past M repeat the last valid row.
+    const auto* base = static_cast<const std::uint8_t*>(a.a);
+    for (std::size_t i = 0; i < m_panels * mr; ++i) s.rows[i] = base + (m0 + std::min(i, rows_m - 1)) * a.lda;
+    if (zb_nonzero) {
+      for (std::size_t i = 0; i < rows_m; ++i) accumulate_a_row_term(uk->a_format, flip, s.rows[i], k, &s.row_terms[i]);
+    }
+  }
+  const std::size_t a_elem = packed_a_elem_bytes(uk->a_format), b_elem = packed_b_elem_bytes(uk->b_format);
+  s.panel_rows.resize(mr);
+
+  for (std::size_t kb = 0; kb < k_blocks; ++kb) {
+    const std::size_t g0 = kb * kc_groups, groups = std::min(kc_groups, k_groups_total - g0);
+    const std::size_t k0 = g0 * kr, k_bytes = std::min(k - k0, groups * kr);
+    const std::size_t a_panel_bytes = groups * mr * kr * a_elem;
+    if (!in_place) {
+      s.a_panels.resize(m_panels * a_panel_bytes);
+      for (std::size_t mp = 0; mp < m_panels; ++mp) {
+        const std::size_t count = std::min(mr, rows_m - mp * mr);
+        gather_rows(a, m0 + mp * mr, count, k0, k_bytes, s);
+        pack_a_panel(*uk, problem.a_type, s.rows.data(), count, k_bytes, groups, s.a_panels.data() + mp * a_panel_bytes,
+                     zb_nonzero ? s.row_terms.data() + mp * mr : nullptr);
+      }
+    }
+    for (std::size_t np = 0; np < n_panels; ++np) {
+      const std::uint8_t* panel = packed_b.get() + (n0 / nr + np) * panel_bytes;
+      const auto* col_terms = reinterpret_cast<const std::int32_t*>(panel);
+      GemmUkernelArgs args;
+      args.cols = std::min(nr, cols_n - np * nr);
+      args.k_groups = groups;
+      args.b_packed = panel + 2 * sizeof(std::int32_t) * nr_stride + g0 * nr_stride * kr * b_elem;
+      args.first = kb == 0;
+      args.last = kb + 1 == k_blocks;
+      args.partial_stride = partial_stride;
+      args.col_terms = col_terms;
+      args.col_zb = zb_nonzero ? col_terms + nr_stride : nullptr;
+      args.output = output;
+      args.plan = plan ? &*plan : nullptr;
+      args.channel = n0 + np * nr;
+      args.a_k_bytes = k_bytes;
+      args.a_flip = flip;
+      for (std::size_t mp = 0; mp < m_panels; ++mp) {
+        args.rows = std::min(mr, rows_m - mp * mr);
+        if (in_place) {
+          for (std::size_t i = 0; i < mr; ++i) s.panel_rows[i] = s.rows[mp * mr + i] + k0;
+          args.a_rows = s.panel_rows.data();
+        } else {
+          args.a_packed = s.a_panels.data() + mp * a_panel_bytes;
+        }
+        args.partial = use_partial ? s.partial.data() + mp * mr * partial_stride + np * nr_stride : nullptr;
+        args.row_terms = zb_nonzero ? s.row_terms.data() + mp * mr : nullptr;
+        if (separate) {
+          args.c = s.result.data() + mp * mr * cols_n + np * nr;
+          args.ldc = cols_n;
+        } else {
+          args.c = c + ((m0 + mp * mr) * ldc + n0 + np * nr) * out_elem;
+          args.ldc = ldc;
+        }
+        uk->fn(args);
+      }
+    }
+  }
+  if (separate) {
+    const RequantPlan& block_plan = block_plans.empty() ? *plan : block_plans[tn];
+    requantize_block(block_plan, s.result.data(), rows_m, cols_n, cols_n, c + (m0 * ldc + n0), ldc);
+  }
+}
+
+}  // namespace qtune::detail

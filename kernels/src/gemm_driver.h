@@ -1,0 +1,79 @@
+// The GEMM driver: packs B once, then runs the problem with cache blocking (KC/MC/NC) around the
+// selected microkernel on the thread pool. GemmOp is a thin wrapper around GemmEngine; the conv2d
+// operator drives the same engine with A given as an indirection table (or im2col / dense rows).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gemm_ukernel.h"
+#include "qtune/kernels/gemm.h"
+
+namespace qtune::detail {
+
+// Where the driver reads A (M rows of K = problem.k bytes, u8 or s8 per problem.a_type).
+struct GemmASource {
+  // Dense: row m starts at a + m*lda bytes (lda >= k).
+  const void* a = nullptr;
+  std::size_t lda = 0;
+
+  // Indirect (convolution without im2col): row m is the concatenation along K of `ks` segments of
+  // `channels` contiguous bytes, segment s at indirection[m*ks + s] + a_offset, except that a
+  // pointer equal to `zero` is used as is (the shared zero-point row for padding, which must hold
+  // at least `channels` bytes equal to the activation zero point). K = ks * channels.
+  // `a_offset` selects the group's channels in grouped convolutions.
+  const void* const* indirection = nullptr;
+  std::size_t ks = 0, channels = 0, a_offset = 0;
+  const void* zero = nullptr;
+
+  static GemmASource dense(const void* a, std::size_t lda) {
+    GemmASource s;
+    s.a = a;
+    s.lda = lda;
+    return s;
+  }
+  static GemmASource indirect(const void* const* indirection, std::size_t ks, std::size_t channels,
+                              std::size_t a_offset, const void* zero) {
+    GemmASource s;
+    s.indirection = indirection;
+    s.ks = ks;
+    s.channels = channels;
+    s.a_offset = a_offset;
+    s.zero = zero;
+    return s;
+  }
+  bool is_indirect() const { return indirection != nullptr; }
+};
+
+class GemmEngine {
+ public:
+  // Validates the problem and the config (std::invalid_argument with gemm_check_config's message),
+  // packs B (K x N int8, row stride ldb >= n) and bias (null iff !problem.has_bias).
+  GemmEngine(const GemmProblem& problem, const GemmConfig& config, const std::int8_t* b,
+             std::size_t ldb, const std::int32_t* bias);
+  ~GemmEngine();
+  GemmEngine(const GemmEngine&) = delete;
+  GemmEngine& operator=(const GemmEngine&) = delete;
+
+  // C: M rows of N out_type elements, row stride ldc >= n elements. Thread-safe (const, per-thread
+  // scratch); uses config.threads threads from the shared persistent pool.
+  // An indirect A source is always packed into A panels, so it needs config.pack_a (checked:
+  // std::invalid_argument, see check_indirect).
+  void run(const GemmASource& a, void* c, std::size_t ldc) const;
+
+  // "" when `config` can read an indirect A source, else why not.
+  static std::string check_indirect(const GemmConfig& config);
+
+  const GemmProblem& problem() const;
+  const GemmConfig& config() const;
+  const GemmUkernel& ukernel() const;
+  std::size_t packed_weight_bytes() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace qtune::detail

@@ -1,0 +1,147 @@
+#include "gemm_pack.h"
+
+#include <cstring>
+
+#include "qtune/kernels/cpu_features.h"
+
+namespace qtune::detail {
+namespace {
+
+// Wrapping int32 arithmetic (the accumulator semantics) without signed-overflow UB.
+std::int32_t wrap(std::uint32_t v) { return static_cast<std::int32_t>(v); }
+std::uint32_t u(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+template <class BElem>
+void pack_b_typed(const GemmUkernel& uk, const GemmProblem& problem, const std::int8_t* b, std::size_t ldb,
+                  const std::int32_t* bias, std::uint8_t* dst) {
+  const auto n = static_cast<std::size_t>(problem.n), k = static_cast<std::size_t>(problem.k);
+  const auto nr = static_cast<std::size_t>(uk.nr), stride = static_cast<std::size_t>(uk.nr_stride);
+  const auto kr = static_cast<std::size_t>(uk.kr);
+  const std::size_t k_groups = (k + kr - 1) / kr;
+  const std::size_t panel_bytes = gemm_b_panel_bytes(uk, k_groups);
+  const std::size_t panels = (n + nr - 1) / nr;
+  const std::uint32_t za = u(packed_a_zero_point(uk, problem));
+  std::memset(dst, 0, panels * panel_bytes);
+  for (std::size_t p = 0; p < panels; ++p) {
+    std::uint8_t* panel = dst + p * panel_bytes;
+    auto* col_terms = reinterpret_cast<std::int32_t*>(panel);
+    auto* col_zb = col_terms + stride;
+    auto* weights = reinterpret_cast<BElem*>(col_zb + stride);
+    for (std::size_t j = 0; j < nr; ++j) {
+      const std::size_t col = p * nr + j;
+      if (col >= n) break;
+      const std::int32_t zb = problem.b_zero_points.size() == 1 ? problem.b_zero_points[0] : problem.b_zero_points[col];
+      std::uint32_t colsum = 0;
+      for (std::size_t kk = 0; kk < k; ++kk) {
+        const std::int8_t value = b[kk * ldb + col];
+        colsum += u(value);
+        weights[(kk / kr) * stride * kr + j * kr + kk % kr] = static_cast<BElem>(value);
+      }
+      const std::uint32_t bias_term = bias != nullptr ? u(bias[col]) : 0u;
+      col_terms[j] = wrap(bias_term - za * colsum + u(static_cast<std::int64_t>(k)) * za * u(zb));
+      col_zb[j] = zb;
+    }
+  }
+}
+
+template <class AElem>
+void pack_a_typed(const GemmUkernel& uk, DType a_type, std::uint8_t flip, const std::uint8_t* const* rows,
+                  std::size_t row_count, std::size_t k_bytes, std::size_t k_groups, AElem* dst,
+                  std::int32_t* row_terms) {
+  const auto mr = static_cast<std::size_t>(uk.mr), kr = static_cast<std::size_t>(uk.kr);
+  const std::size_t whole = k_bytes / kr;
+  for (std::size_t i = 0; i < mr; ++i) {
+    AElem* out = dst + i * kr;
+    const std::size_t group_stride = mr * kr;
+    if (i >= row_count) {
+      for (std::size_t g = 0; g < k_groups; ++g) std::memset(out + g * group_stride, 0, kr * sizeof(AElem));
+      continue;
+    }
+    const std::uint8_t* src = rows[i];
+    std::uint32_t sum = 0;
+    auto convert = [&](std::uint8_t byte) -> AElem {
+      if constexpr (sizeof(AElem) == 1) {
+        return static_cast<AElem>(byte ^ flip);
+      } else {
+        return a_type == DType::s8 ? static_cast<AElem>(static_cast<std::int8_t>(byte)) : static_cast<AElem>(byte);
+      }
+    };
+    std::size_t g = 0;
+    for (; g < whole; ++g) {
+      for (std::size_t t = 0; t < kr; ++t) {
+        const AElem v = convert(src[g * kr + t]);
+        out[g * group_stride + t] = v;
+        sum += u(v);
+      }
+    }
+    for (; g < k_groups; ++g) {
+      for (std::size_t t = 0; t < kr; ++t) {
+        const std::size_t kk = g * kr + t;
+        AElem v = 0;
+        if (kk < k_bytes) v = convert(src[kk]);
+        out[g * group_stride + t] = v;
+        sum += u(v);
+      }
+    }
+    if (row_terms != nullptr) row_terms[i] = wrap(u(row_terms[i]) - sum);
+  }
+}
+
+}  // namespace
+
+std::int32_t packed_a_zero_point(const GemmUkernel& uk, const GemmProblem& problem) {
+  if (packed_a_flip(uk, problem) == 0) return problem.a_zero_point;
+  return problem.a_zero_point + (uk.a_format == PackedA::s8 ? -128 : 128);  // u8 -> s8 : s8 -> u8
+}
+
+std::uint8_t packed_a_flip(const GemmUkernel& uk, const GemmProblem& problem) {
+  if (uk.a_format == PackedA::s8) return problem.a_type == DType::u8 ? 0x80 : 0;
+  return uk.a_format == PackedA::u8 && problem.a_type == DType::s8 ? 0x80 : 0;
+}
+
+void pack_b(const GemmUkernel& uk, const GemmProblem& problem, const std::int8_t* b, std::size_t ldb,
+            const std::int32_t* bias, std::uint8_t* dst) {
+  if (uk.b_format == PackedB::s16) {
+    pack_b_typed<std::int16_t>(uk, problem, b, ldb, bias, dst);
+  } else {
+    pack_b_typed<std::int8_t>(uk, problem, b, ldb, bias, dst);
+  }
+}
+
+void pack_a_panel(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
+                  std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms) {
+#if defined(QTUNE_HAVE_AVX2)
+  static const bool avx2 = cpu_features().usable(Isa::avx2);
+  if (avx2 && pack_a_panel_avx2(uk, a_type, rows, row_count, k_bytes, k_groups, dst, row_terms)) return;
+#endif
+  pack_a_panel_generic(uk, a_type, rows, row_count, k_bytes, k_groups, dst, row_terms);
+}
+
+void pack_a_panel_generic(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
+                          std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms) {
+  if (uk.a_format == PackedA::s16) {
+    pack_a_typed(uk, a_type, 0, rows, row_count, k_bytes, k_groups, static_cast<std::int16_t*>(dst), row_terms);
+  } else if (uk.a_format == PackedA::s8) {
+    const std::uint8_t flip = a_type == DType::u8 ? 0x80 : 0;
+    pack_a_typed(uk, a_type, flip, rows, row_count, k_bytes, k_groups, static_cast<std::int8_t*>(dst), row_terms);
+  } else {
+    const std::uint8_t flip = a_type == DType::s8 ? 0x80 : 0;
+    pack_a_typed(uk, a_type, flip, rows, row_count, k_bytes, k_groups, static_cast<std::uint8_t*>(dst), row_terms);
+  }
+}
+
+void accumulate_a_row_term(std::uint8_t flip, const std::uint8_t* row, std::size_t k_bytes, std::int32_t* row_term) {
+  std::uint32_t sum = 0;
+  for (std::size_t k = 0; k < k_bytes; ++k) sum += static_cast<std::uint8_t>(row[k] ^ flip);
+  *row_term = wrap(u(*row_term) - sum);
+}
+
+void accumulate_a_row_term(PackedA format, std::uint8_t flip, const std::uint8_t* row, std::size_t k_bytes,
+                           std::int32_t* row_term) {
+  if (format != PackedA::s8) return accumulate_a_row_term(flip, row, k_bytes, row_term);
+  std::uint32_t sum = 0;  // the packed values are signed bytes
+  for (std::size_t k = 0; k < k_bytes; ++k) sum += u(static_cast<std::int8_t>(row[k] ^ flip));
+  *row_term = wrap(u(*row_term) - sum);
+}
+
+}  // namespace qtune::detail

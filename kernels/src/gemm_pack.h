@@ -1,0 +1,49 @@
+// Packing for the GEMM microkernels (layouts: gemm_ukernel.h). B is packed once per operator,
+// A per call (per K block of an M block) into MR-row panels.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gemm_ukernel.h"
+#include "qtune/kernels/gemm.h"
+
+namespace qtune::detail {
+
+// The activation zero point as the microkernel sees it: + 128 when s8 activations are flipped to u8,
+// - 128 when u8 activations are flipped to s8 (PackedA::s8).
+std::int32_t packed_a_zero_point(const GemmUkernel& uk, const GemmProblem& problem);
+// 0x80 when the activations are flipped for `uk`'s format (s8 -> u8, or u8 -> s8 for PackedA::s8), else 0.
+std::uint8_t packed_a_flip(const GemmUkernel& uk, const GemmProblem& problem);
+
+// Packs every B panel into `dst` (ceil(N/nr) panels of gemm_b_panel_bytes(uk, ceil(K/kr)) bytes,
+// 64-byte aligned), including the per-column terms bias - za'*colsum(B) + K*za'*zb and zb.
+void pack_b(const GemmUkernel& uk, const GemmProblem& problem, const std::int8_t* b, std::size_t ldb,
+            const std::int32_t* bias, std::uint8_t* dst);
+
+// Packs one A panel: `rows` (<= mr) row pointers, each with `k_bytes` valid bytes, into
+// [k_groups][mr][kr] elements of uk.a_format (rows beyond `rows` and k beyond k_bytes are 0).
+// When row_terms is not null, row_terms[i] -= sum of the packed values of row i (wrapping).
+void pack_a_panel(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
+                  std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms);
+
+// The portable packer behind pack_a_panel (every format); exposed so that tests can compare the
+// vector packers with it.
+void pack_a_panel_generic(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows,
+                          std::size_t row_count, std::size_t k_bytes, std::size_t k_groups, void* dst,
+                          std::int32_t* row_terms);
+
+// The AVX2 packer (x86/avx2/gemm_pack_avx2.cc) for PackedA::s16 with kr 2 and PackedA::u8 with kr 4,
+// the formats of the x86 families: widening/flip, a 4 x 8 transpose of 4-byte groups, and row sums
+// in vectors. Returns false (and does nothing) for any other format. Call only where AVX2 is usable.
+bool pack_a_panel_avx2(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
+                       std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms);
+
+// *row_term -= sum over k < k_bytes of (row[k] ^ flip) as u8: the row sum of A read in place
+// (only byte formats read A in place).
+void accumulate_a_row_term(std::uint8_t flip, const std::uint8_t* row, std::size_t k_bytes, std::int32_t* row_term);
+// The same for any byte format: PackedA::s8 sums (row[k] ^ flip) as int8.
+void accumulate_a_row_term(PackedA format, std::uint8_t flip, const std::uint8_t* row, std::size_t k_bytes,
+                           std::int32_t* row_term);
+
+}  // namespace qtune::detail

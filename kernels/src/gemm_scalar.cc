@@ -1,0 +1,67 @@
+// The scalar GEMM family: portable C++ that emulates vpdpbusd's semantics (u8 x s8 products summed
+// in groups of 4 into wrapping int32 lanes), so that it uses exactly the packing of the VNNI
+// families (PackedA::u8 with the s8 -> u8 flip and +128 zero-point compensation, PackedB::s8, kr 4)
+// and reads A in place the same way. On a CPU without VNNI this is what tests that packing logic.
+#include "gemm_ukernel_template.h"
+
+namespace qtune::detail {
+namespace {
+
+struct ScalarC4Traits {
+  static constexpr Isa kIsa = Isa::scalar;
+  static constexpr int kLanes = 1, kKr = 4;
+  static constexpr std::size_t kAElem = 1, kBElem = 1;
+  static constexpr PackedA kAFormat = PackedA::u8;
+  static constexpr PackedB kBFormat = PackedB::s8;
+  static constexpr bool kInPlace = true;
+
+  using Acc = std::uint32_t;    // wrapping int32
+  using AVec = std::uint32_t;   // 4 u8 values
+  using BVec = std::uint32_t;   // 4 s8 values
+
+  static Acc zero() { return 0; }
+  static Acc load(const std::int32_t* p) { return static_cast<Acc>(*p); }
+  static void store(std::int32_t* p, Acc x) { *p = static_cast<std::int32_t>(x); }
+  static Acc set1(std::int32_t x) { return static_cast<Acc>(x); }
+  static Acc add(Acc x, Acc y) { return x + y; }
+  static Acc mullo(Acc x, Acc y) { return x * y; }
+
+  static BVec load_b(const std::uint8_t* p) { return gemm_load_u32(p); }
+  static AVec broadcast_a(const std::uint8_t* p) { return gemm_load_u32(p); }
+  static AVec broadcast_bits(std::uint32_t bits) { return bits; }
+  static void prefetch_b(const std::uint8_t*) {}
+
+  // vpdpbusd on one lane: four u8 x s8 products (each fits in int16) summed into the accumulator.
+  static Acc dot(Acc acc, AVec a, BVec b) {
+    std::int32_t sum = 0;
+    for (int t = 0; t < 4; ++t) {
+      const auto av = static_cast<std::int32_t>(static_cast<std::uint8_t>(a >> (8 * t)));
+      const auto bv = static_cast<std::int32_t>(static_cast<std::int8_t>(static_cast<std::uint8_t>(b >> (8 * t))));
+      sum += av * bv;
+    }
+    return acc + static_cast<Acc>(sum);
+  }
+
+  template <RoundingMode Mode>
+  static Acc requantize(Acc x, const RequantPlan& plan, std::size_t channel) {
+    return static_cast<Acc>(requantize_scalar<Mode>(static_cast<std::int32_t>(x), plan, channel));
+  }
+  static void store_s32(std::int32_t* p, Acc x, std::size_t) { *p = static_cast<std::int32_t>(x); }
+  static void store_u8(std::uint8_t* p, Acc x, std::size_t) { *p = static_cast<std::uint8_t>(x); }
+  static void store_s8(std::int8_t* p, Acc x, std::size_t) {
+    *p = static_cast<std::int8_t>(static_cast<std::int32_t>(x));
+  }
+};
+
+constexpr GemmUkernel kScalarUkernels[] = {
+    make_gemm_ukernel<ScalarC4Traits, 1, 4>("qu8-gemm-1x4c4-scalar"),
+    make_gemm_ukernel<ScalarC4Traits, 4, 4>("qu8-gemm-4x4c4-scalar"),
+    make_gemm_ukernel<ScalarC4Traits, 8, 8>("qu8-gemm-8x8c4-scalar"),
+    make_gemm_ukernel<ScalarC4Traits, 8, 12>("qu8-gemm-8x12c4-scalar"),
+};
+
+}  // namespace
+
+std::span<const GemmUkernel> gemm_ukernels_scalar() { return kScalarUkernels; }
+
+}  // namespace qtune::detail

@@ -1,0 +1,153 @@
+// The internal GEMM microkernel interface and registry. Every instruction-set family (scalar,
+// AVX2, AVX-VNNI, AVX-512 VNNI, and later NEON/dotprod/i8mm and AMX) plugs into the GEMM driver
+// through the descriptors declared here; the driver (gemm_driver.h) never knows which family runs.
+//
+// What a microkernel computes
+// ---------------------------
+// One register tile of C: `rows` x `cols` (<= mr x nr) outputs over one K block of `k_groups`
+// groups of kr consecutive k values, from a packed A panel (or A rows read in place) and a packed
+// B panel. Across K blocks the int32 accumulators are carried in a `partial` buffer. After the last
+// block the epilogue adds the precomputed zero-point/bias terms and writes C (int32, or requantized
+// to u8/s8 while the tile is still in registers).
+//
+// The zero-point algebra (all of it in wrapping int32 arithmetic, so it is bit-exact with the
+// reference computed in uint32):
+//   sum_k (a - za)(b - zb) = sum_k a'*b  - za'*colsum(B)  - zb*rowsum(A')  + K*za'*zb
+// where a' is the packed activation and za' its zero point: a' = a, za' = za for int16 formats;
+// for formats that need unsigned activations (vpdpbusd is u8 x s8) s8 inputs are flipped,
+// a' = a ^ 0x80 = a + 128 (as u8), and za' = za + 128, which leaves (a' - za') unchanged.
+// The per-column part  col_term[n] = bias[n] - za'*colsum(B[:,n]) + K*za'*zb[n]  is computed once
+// when B is packed and stored with the B panel; the per-row part  -rowsum(A'[m,:]) * zb[n]  is only
+// applied when some zb != 0 (row sums are produced while packing A, or in a separate pass when A is
+// read in place).
+//
+// Packed layouts (kr = the format's k-group size, "elem" = 1 byte or 2 bytes)
+// ----------------------------------------------------------------------------
+// A panel (one per mr rows, per call):  [k_groups][mr][kr] elem
+//     element (g, i, t) = A'[m0 + i][k0 + g*kr + t]; k >= K and rows beyond the valid ones hold 0.
+//     PackedA::u8:  bytes, s8 activations flipped (^0x80); 0 padding (its B partner is 0 anyway).
+//     PackedA::s16: int16, u8 zero-extended / s8 sign-extended (no flip; za' = za).
+// B panel (one per nr columns, at prepare), 64-byte aligned, `nr_stride` >= nr columns so that
+// vector loads never need masks (columns >= N and the padding columns are all zero):
+//     int32 col_term[nr_stride]             bias - za'*colsum + K*za'*zb   (0 in padding columns)
+//     int32 col_zb[nr_stride]               zb per column                  (0 in padding columns)
+//     elem  b[k_groups_total][nr_stride][kr] B[k][n0 + j] at (g, j, t) with k = g*kr + t, 0 padded
+//     PackedB::s8: int8;  PackedB::s16: int16 (sign-extended, for vpmaddwd).
+//   The byte size of one panel is gemm_b_panel_bytes(); panels follow each other in column order.
+// In-place A (descriptor.a_in_place): the kernel reads kr-byte groups straight from the mr row
+//   pointers (byte formats only): full groups as 4-byte loads, the ragged last group of a row with
+//   a copy of only the valid bytes (never past the end of a row), XOR-ing `a_flip` into each byte.
+//
+// Note on AVX2: vpmaddubsw (u8 x s8 -> saturating int16 pair sums) would be twice as dense, but it
+// saturates (255*127*2 > 32767), so it is not bit-exact; the AVX2 family widens A and B to int16
+// and uses vpmaddwd, whose int32 pair sums cannot overflow for 8-bit inputs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "qtune/kernels/isa.h"
+
+namespace qtune::detail {
+
+struct RequantPlan;  // kernels/src/requant_plan.h: requantization constants padded for vector loads
+
+enum class PackedA : unsigned char {
+  u8,   // bytes; s8 activations are flipped to u8 with +128 zero-point compensation (vpdpbusd)
+  s16,  // int16 widened by the activation type's signedness (vpmaddwd)
+  s8,   // bytes; u8 activations are flipped to s8 (^0x80) with -128 zero-point compensation
+        // (Arm sdot / smull, which multiply signed by signed)
+};
+enum class PackedB : unsigned char {
+  s8,   // int8 weights as given
+  s16,  // int16 sign-extended weights
+};
+
+inline constexpr std::size_t packed_a_elem_bytes(PackedA f) { return f == PackedA::s16 ? 2 : 1; }
+inline constexpr std::size_t packed_b_elem_bytes(PackedB f) { return f == PackedB::s16 ? 2 : 1; }
+
+// What the microkernel writes after the last K block.
+enum class UkernelOutput : unsigned char {
+  s32,  // int32 result (also used for the separate-requantization path, into an int32 buffer)
+  u8,   // fused requantization to u8 (clamped to [qmin, qmax])
+  s8,   // fused requantization to s8
+};
+
+struct GemmUkernelArgs {
+  // Tile of this call.
+  std::size_t rows = 0;      // valid rows, 1..mr
+  std::size_t cols = 0;      // valid columns, 1..nr
+  std::size_t k_groups = 0;  // kr-groups in this K block, >= 1
+
+  // A: exactly one of a_packed / a_rows is set.
+  const void* a_packed = nullptr;           // packed panel at this block: [k_groups][mr][kr] elem
+  const std::uint8_t* const* a_rows = nullptr;  // in place: mr row pointers at this block's first k;
+                                            // rows >= `rows` repeat the last valid row's pointer
+  std::size_t a_k_bytes = 0;                // in place: valid bytes of each row in this block,
+                                            // (k_groups - 1)*kr < a_k_bytes <= k_groups*kr
+  std::uint8_t a_flip = 0;                  // in place: 0x80 for s8 activations in a u8 format, else 0
+
+  // B panel at this block's first group: [k_groups][nr_stride][kr] elem.
+  const void* b_packed = nullptr;
+
+  // K blocking. `first`: accumulators start at 0, else they are loaded from `partial`.
+  // `last`: run the epilogue, else store the accumulators to `partial` (rows x nr_stride int32,
+  // row stride partial_stride elements; whole vectors of nr_stride columns are stored).
+  bool first = true, last = true;
+  std::int32_t* partial = nullptr;
+  std::size_t partial_stride = 0;
+
+  // Epilogue (last block only).
+  const std::int32_t* col_terms = nullptr;  // nr_stride per-column constants of the B panel
+  const std::int32_t* col_zb = nullptr;     // nr_stride zb per column; null iff row_terms is null
+  const std::int32_t* row_terms = nullptr;  // `rows` values -rowsum(A'); null when every zb == 0
+  UkernelOutput output = UkernelOutput::s32;
+  void* c = nullptr;                        // first element of the tile
+  std::size_t ldc = 0;                      // row stride of c in elements
+  // Fused requantization (u8/s8 outputs): column j of the tile is output channel `channel + j`
+  // (ignored by per-tensor plans). The plan's arrays are padded for 16-lane loads.
+  const RequantPlan* plan = nullptr;
+  std::size_t channel = 0;
+};
+
+using GemmUkernelFn = void (*)(const GemmUkernelArgs& args);
+
+struct GemmUkernel {
+  Isa isa;
+  int mr, nr;
+  int kr;            // k values per group (the packing group)
+  int nr_stride;     // columns per packed B panel row: nr rounded up to the vector width
+  PackedA a_format;
+  PackedB b_format;
+  bool a_in_place;   // can read A rows in place (pack_a = 0)
+  GemmUkernelFn fn;
+  const char* name;  // XNNPACK-style, e.g. "qu8-gemm-8x16c4-avx512vnni"
+};
+
+// Bytes of one packed B panel (col_term + col_zb + weights), rounded up to 64 for alignment.
+inline std::size_t gemm_b_panel_bytes(const GemmUkernel& uk, std::size_t k_groups_total) {
+  const std::size_t bytes = 2 * sizeof(std::int32_t) * static_cast<std::size_t>(uk.nr_stride) +
+                            k_groups_total * static_cast<std::size_t>(uk.nr_stride * uk.kr) *
+                                packed_b_elem_bytes(uk.b_format);
+  return (bytes + 63) / 64 * 64;
+}
+
+// Each family's translation unit defines its list; gemm_registry.cc concatenates the lists of the
+// families compiled into this build (QTUNE_HAVE_<ISA>). A new family adds one function here and one
+// line in gemm_registry.cc.
+std::span<const GemmUkernel> gemm_ukernels_scalar();      // kernels/src/gemm_scalar.cc
+std::span<const GemmUkernel> gemm_ukernels_avx2();        // kernels/src/x86/avx2/gemm_avx2.cc
+std::span<const GemmUkernel> gemm_ukernels_avxvnni();     // kernels/src/x86/avxvnni/gemm_avxvnni.cc
+std::span<const GemmUkernel> gemm_ukernels_avx512vnni();  // kernels/src/x86/avx512vnni/gemm_avx512vnni.cc
+std::span<const GemmUkernel> gemm_ukernels_amx();         // kernels/src/x86/amx/
+std::span<const GemmUkernel> gemm_ukernels_neon();        // kernels/src/arm/neon/
+std::span<const GemmUkernel> gemm_ukernels_dotprod();     // kernels/src/arm/dotprod/
+std::span<const GemmUkernel> gemm_ukernels_i8mm();        // kernels/src/arm/i8mm/
+
+// Every microkernel compiled into this build (runnable here or not), in family then tile order.
+std::span<const GemmUkernel> gemm_ukernel_registry();
+// The microkernel for (isa, mr x nr), or null.
+const GemmUkernel* find_gemm_ukernel(Isa isa, int mr, int nr);
+
+}  // namespace qtune::detail

@@ -1,0 +1,234 @@
+// The one GEMM microkernel template, written once over an instruction-set traits struct and
+// instantiated per family in that family's own translation unit (scalar: gemm_scalar.cc, x86:
+// x86/<isa>/gemm_<isa>.cc). Layouts and argument meanings: gemm_ukernel.h.
+//
+// A traits struct T provides (Acc = kLanes int32 lanes, wrapping arithmetic):
+//   kLanes, kKr, kAElem, kBElem     lanes per vector; k per group; bytes per packed A / B element
+//   kInPlace                        can read byte-format A rows in place (4-byte groups)
+//   Acc zero(); Acc load(const int32_t*); void store(int32_t*, Acc)        whole vectors
+//   Acc set1(int32_t); Acc add(Acc, Acc); Acc mullo(Acc, Acc)
+//   BVec load_b(const uint8_t*)     one vector of kLanes columns x kKr k values of a B panel
+//   AVec broadcast_a(const uint8_t*) one A group (kKr elements) broadcast to every lane
+//   AVec broadcast_bits(uint32_t)   (kInPlace) one 4-byte A group given as bits
+//   Acc dot(Acc, AVec, BVec)        acc[lane] += sum_t a[t] * b[lane][t]
+//   void prefetch_b(const uint8_t*) hint for the B panel stream
+//   void store_s32(int32_t*, Acc, size_t n); void store_u8(uint8_t*, Acc, size_t n);
+//   void store_s8(int8_t*, Acc, size_t n)                 first n <= kLanes lanes
+//   template <RoundingMode> Acc requantize(Acc, const RequantPlan&, size_t channel)
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "gemm_ukernel.h"
+#include "requant_plan.h"
+
+#define QTUNE_GEMM_UNROLL _Pragma("GCC unroll 32")
+
+namespace qtune::detail {
+
+inline std::uint32_t gemm_load_u32(const std::uint8_t* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// The first n (< 4) bytes at p, zero elsewhere; never reads p[n] or beyond.
+inline std::uint32_t gemm_load_partial_u32(const std::uint8_t* p, std::size_t n) {
+  std::uint32_t v = 0;
+  std::memcpy(&v, p, n);
+  return v;
+}
+
+template <class T, int MR, int NR>
+struct GemmTileKernel {
+  using Acc = typename T::Acc;
+  static constexpr int kVecs = (NR + T::kLanes - 1) / T::kLanes;
+  static constexpr int kNrStride = kVecs * T::kLanes;
+  static constexpr std::size_t kBVecBytes = std::size_t{T::kLanes} * T::kKr * T::kBElem;
+  static constexpr std::size_t kBGroupBytes = kVecs * kBVecBytes;
+  static constexpr std::size_t kAGroupBytes = std::size_t{T::kKr} * T::kAElem;
+  // How far ahead of the current group the B stream is prefetched (about 4 cache lines).
+  static constexpr std::size_t kPrefetchGroups = std::max<std::size_t>(1, 256 / kBGroupBytes);
+
+  struct Tile {
+    Acc acc[MR][kVecs];
+  };
+
+  static void run(const GemmUkernelArgs& args) {
+    Tile t;
+    init(t, args);
+    if (args.a_packed != nullptr) {
+      accumulate_packed(t, args);
+    } else if constexpr (T::kInPlace) {
+      accumulate_in_place(t, args);
+    }
+    if (!args.last) {
+      store_partial(t, args);
+      return;
+    }
+    add_zero_point_terms(t, args);
+    write_output(t, args);
+  }
+
+ private:
+  static void init(Tile& t, const GemmUkernelArgs& args) {
+    QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+        t.acc[i][v] = (args.first || static_cast<std::size_t>(i) >= args.rows)
+                          ? T::zero()
+                          : T::load(args.partial + i * args.partial_stride + v * T::kLanes);
+      }
+    }
+  }
+
+  __attribute__((always_inline)) static inline void step(Tile& t, const typename T::AVec& a, int i,
+                                                         const typename T::BVec* b) {
+    QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::dot(t.acc[i][v], a, b[v]);
+  }
+
+  static void accumulate_packed(Tile& t, const GemmUkernelArgs& args) {
+    const auto* a = static_cast<const std::uint8_t*>(args.a_packed);
+    const auto* b = static_cast<const std::uint8_t*>(args.b_packed);
+    for (std::size_t g = args.k_groups; g != 0; --g) {
+      T::prefetch_b(b + kPrefetchGroups * kBGroupBytes);
+      typename T::BVec bv[kVecs];
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) bv[v] = T::load_b(b + v * kBVecBytes);
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) step(t, T::broadcast_a(a + i * kAGroupBytes), i, bv);
+      a += MR * kAGroupBytes;
+      b += kBGroupBytes;
+    }
+  }
+
+  // Byte formats with 4-byte groups only: whole groups are 4-byte loads from the rows, the ragged
+  // last group copies only the row's remaining bytes. The flip is applied to real bytes only (the
+  // zero padding meets zero B padding, so its value would not matter, but this keeps it exact).
+  static void accumulate_in_place(Tile& t, const GemmUkernelArgs& args) {
+    static_assert(T::kKr == 4 && T::kAElem == 1, "in-place A reads 4-byte groups");
+    const std::uint8_t* rows[MR];
+    QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) rows[i] = args.a_rows[i];
+    const std::uint32_t flip = std::uint32_t{args.a_flip} * 0x01010101u;
+    const auto* b = static_cast<const std::uint8_t*>(args.b_packed);
+    const std::size_t whole = args.a_k_bytes / 4, tail = args.a_k_bytes % 4;
+    std::size_t offset = 0;
+    for (std::size_t g = whole; g != 0; --g) {
+      T::prefetch_b(b + kPrefetchGroups * kBGroupBytes);
+      typename T::BVec bv[kVecs];
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) bv[v] = T::load_b(b + v * kBVecBytes);
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        step(t, T::broadcast_bits(gemm_load_u32(rows[i] + offset) ^ flip), i, bv);
+      }
+      offset += 4;
+      b += kBGroupBytes;
+    }
+    if (tail != 0) {
+      const std::uint32_t tail_flip = flip & ((std::uint32_t{1} << (8 * tail)) - 1);
+      typename T::BVec bv[kVecs];
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) bv[v] = T::load_b(b + v * kBVecBytes);
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        step(t, T::broadcast_bits(gemm_load_partial_u32(rows[i] + offset, tail) ^ tail_flip), i, bv);
+      }
+    }
+  }
+
+  static void store_partial(const Tile& t, const GemmUkernelArgs& args) {
+    QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+      if (static_cast<std::size_t>(i) >= args.rows) break;
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+        T::store(args.partial + i * args.partial_stride + v * T::kLanes, t.acc[i][v]);
+      }
+    }
+  }
+
+  // acc += col_term[n] (+ row_term[m] * zb[n] when some zb != 0), wrapping.
+  static void add_zero_point_terms(Tile& t, const GemmUkernelArgs& args) {
+    Acc col[kVecs];
+    QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) col[v] = T::load(args.col_terms + v * T::kLanes);
+    QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::add(t.acc[i][v], col[v]);
+    }
+    if (args.row_terms == nullptr) return;
+    Acc zb[kVecs];
+    QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) zb[v] = T::load(args.col_zb + v * T::kLanes);
+    QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+      if (static_cast<std::size_t>(i) >= args.rows) break;
+      const Acc row = T::set1(args.row_terms[i]);
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+        t.acc[i][v] = T::add(t.acc[i][v], T::mullo(row, zb[v]));
+      }
+    }
+  }
+
+  // Calls store(i, first, value, n) for every vector holding valid outputs (n valid lanes). The
+  // rows are a run-time loop over a stored copy of the tile (unrolled over the row's vectors only):
+  // the requantization is long, and unrolling it MR times per rounding mode and output type would
+  // multiply the code size (and compile time) for nothing.
+  template <class Store>
+  __attribute__((always_inline)) static inline void for_each_valid(const Tile& t, const GemmUkernelArgs& args,
+                                                                   Store store) {
+    Acc rows[MR][kVecs];
+    QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) rows[i][v] = t.acc[i][v];
+    }
+#pragma GCC unroll 1
+    for (std::size_t i = 0; i < args.rows; ++i) {
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+        const std::size_t first = static_cast<std::size_t>(v) * T::kLanes;
+        if (first >= args.cols) break;
+        store(i, first, rows[i][v], std::min<std::size_t>(T::kLanes, args.cols - first));
+      }
+    }
+  }
+
+  template <RoundingMode Mode, class Out>
+  static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
+    const RequantPlan& plan = *args.plan;
+    auto* c = static_cast<Out*>(args.c);
+    for_each_valid(t, args, [&](std::size_t i, std::size_t first, const Acc& x, std::size_t n) {
+      const Acc q = T::template requantize<Mode>(x, plan, args.channel + first);
+      Out* dst = c + i * args.ldc + first;
+      if constexpr (sizeof(Out) == 1 && static_cast<Out>(-1) > 0) {
+        T::store_u8(dst, q, n);
+      } else {
+        T::store_s8(dst, q, n);
+      }
+    });
+  }
+
+  template <class Out>
+  static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
+    switch (args.plan->mode) {
+      case RoundingMode::tflite: return write_requantized<RoundingMode::tflite, Out>(t, args);
+      case RoundingMode::upward: return write_requantized<RoundingMode::upward, Out>(t, args);
+      case RoundingMode::tonearest: return write_requantized<RoundingMode::tonearest, Out>(t, args);
+      case RoundingMode::arm: return write_requantized<RoundingMode::arm, Out>(t, args);
+      case RoundingMode::fp32: return write_requantized<RoundingMode::fp32, Out>(t, args);
+    }
+  }
+
+  static void write_output(const Tile& t, const GemmUkernelArgs& args) {
+    switch (args.output) {
+      case UkernelOutput::s32: {
+        auto* c = static_cast<std::int32_t*>(args.c);
+        for_each_valid(t, args, [&](std::size_t i, std::size_t first, const Acc& x, std::size_t n) {
+          T::store_s32(c + i * args.ldc + first, x, n);
+        });
+        return;
+      }
+      case UkernelOutput::u8: return write_requantized<std::uint8_t>(t, args);
+      case UkernelOutput::s8: return write_requantized<std::int8_t>(t, args);
+    }
+  }
+};
+
+// The descriptor of GemmTileKernel<T, MR, NR>; `name` must be a string literal.
+template <class T, int MR, int NR>
+constexpr GemmUkernel make_gemm_ukernel(const char* name) {
+  using K = GemmTileKernel<T, MR, NR>;
+  return GemmUkernel{T::kIsa,         MR,          NR,         T::kKr, K::kNrStride, T::kAFormat,
+                     T::kBFormat,     T::kInPlace, &K::run,    name};
+}
+
+}  // namespace qtune::detail

@@ -1,0 +1,65 @@
+// Builds the flattened, padded requantization plan of one operator (see requant_plan.h).
+#include "requant_plan.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace qtune::detail {
+
+RequantPlan RequantPlan::make(const RequantParams& p) {
+  const std::size_t n = p.scales.size();
+  if (n == 0 || p.fixed.size() != n || p.scales_f32.size() != n) {
+    throw std::invalid_argument("RequantPlan: params hold " + std::to_string(n) + " scales, " +
+                                std::to_string(p.fixed.size()) + " fixed-point multipliers and " +
+                                std::to_string(p.scales_f32.size()) + " float scales (use RequantParams::make)");
+  }
+  if (p.qmin > p.qmax) {
+    throw std::invalid_argument("RequantPlan: qmin " + std::to_string(p.qmin) + " > qmax " + std::to_string(p.qmax));
+  }
+  // Keeps qmin - zp and qmax - zp (and twice them, used by the single-rounding vector code) exact.
+  for (std::int32_t v : {p.qmin, p.qmax, p.output_zero_point}) {
+    if (v < -(1 << 20) || v > (1 << 20)) {
+      throw std::invalid_argument("RequantPlan: bound or zero point " + std::to_string(v) + " is out of range");
+    }
+  }
+
+  RequantPlan plan;
+  plan.mode = p.mode;
+  plan.zero_point = p.output_zero_point;
+  plan.qmin = p.qmin;
+  plan.qmax = p.qmax;
+  plan.lo = p.qmin - p.output_zero_point;
+  plan.hi = p.qmax - p.output_zero_point;
+  plan.per_channel = p.per_channel();
+  plan.channel_count = n;
+
+  // Per-tensor: kMaxLanes copies so that a vector load at index 0 sees the value in every lane.
+  // Per-channel: the channels, then kMaxLanes - 1 entries of harmless padding (M = 0, e = 0).
+  const std::size_t size = plan.per_channel ? n + kMaxLanes - 1 : kMaxLanes;
+  auto resize = [size](auto&... arrays) { (arrays.assign(size, {}), ...); };
+  resize(plan.multiplier, plan.left_shift, plan.right_shift, plan.rdpot_mask, plan.rdpot_half,
+         plan.arm_round_shift, plan.arm_round_bit, plan.product_shift, plan.product_shift_m1, plan.scale);
+  for (std::size_t i = 0; i < size; ++i) {
+    const std::size_t c = plan.per_channel ? i : 0;
+    const FixedPointMultiplier f = c < n ? p.fixed[c] : FixedPointMultiplier{0, 0};
+    if (f.multiplier < 0 || f.shift < -31 || f.shift > 30) {
+      throw std::invalid_argument("RequantPlan: channel " + std::to_string(c) + " has fixed-point multiplier {" +
+                                  std::to_string(f.multiplier) + ", " + std::to_string(f.shift) +
+                                  "}, not a quantize_multiplier() result");
+    }
+    const std::int32_t l = f.shift > 0 ? f.shift : 0, r = f.shift < 0 ? -f.shift : 0;
+    plan.multiplier[i] = f.multiplier;
+    plan.left_shift[i] = l;
+    plan.right_shift[i] = r;
+    plan.rdpot_mask[i] = static_cast<std::int32_t>((std::int64_t{1} << r) - 1);
+    plan.rdpot_half[i] = plan.rdpot_mask[i] >> 1;
+    plan.arm_round_shift[i] = r > 0 ? r - 1 : 0;
+    plan.arm_round_bit[i] = r > 0 ? 1 : 0;
+    plan.product_shift[i] = 31 - f.shift;
+    plan.product_shift_m1[i] = 30 - f.shift;
+    plan.scale[i] = c < n ? p.scales_f32[c] : 0.0f;
+  }
+  return plan;
+}
+
+}  // namespace qtune::detail

@@ -1,0 +1,149 @@
+// The requantization parameters of one operator, flattened once into the form the kernels want:
+// structure-of-arrays per channel, every derived constant precomputed, arrays padded so that a
+// 16-lane vector load starting at any valid channel index stays in bounds. Also the scalar
+// evaluation of every RoundingMode from primitive values, shared by requantize_reference() and
+// the scalar kernels (definitions: docs/requantization.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "qtune/kernels/quant.h"
+
+namespace qtune::detail {
+
+// The scalar math of every mode, from primitive values. Each returns the value BEFORE the zero
+// point is added; requantize_scalar() clamps it to [qmin - zp, qmax - zp] and adds zp.
+namespace scalar {
+
+// gemmlowp SaturatingRoundingDoublingHighMul: round(a*b / 2^31), ties up, computed in 64 bits;
+// the only overflow (a == b == INT32_MIN) saturates to INT32_MAX. floor((p + 2^30) / 2^31) is
+// the same value as gemmlowp's "nudge then truncating division" (docs/requantization.md).
+inline std::int32_t srdhm(std::int32_t a, std::int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  const std::int64_t p = static_cast<std::int64_t>(a) * b;
+  return static_cast<std::int32_t>((p + (std::int64_t{1} << 30)) >> 31);
+}
+
+// gemmlowp RoundingDivideByPOT: x / 2^r rounded to nearest, ties away from zero; r in [0, 31].
+inline std::int32_t rdpot(std::int32_t x, int r) {
+  const std::int32_t mask = static_cast<std::int32_t>((std::int64_t{1} << r) - 1);
+  const std::int32_t remainder = x & mask;
+  const std::int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> r) + (remainder > threshold ? 1 : 0);
+}
+
+// TFLite's scalar left shift: wraps (computed on uint32 so that it is defined behaviour).
+inline std::int32_t wrapping_shift_left(std::int32_t x, int l) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << l);
+}
+
+// srshl by -r (Arm rounding shift right): ties toward +inf, written so that it cannot overflow.
+inline std::int32_t rounding_shift_right_half_up(std::int32_t t, int r) {
+  return r == 0 ? t : (t >> r) + ((t >> (r - 1)) & 1);
+}
+
+inline std::int64_t tflite(std::int32_t acc, std::int32_t m, int l, int r) {
+  return rdpot(srdhm(wrapping_shift_left(acc, l), m), r);
+}
+
+inline std::int64_t arm(std::int32_t acc, std::int32_t m, int l, int r) {
+  return rounding_shift_right_half_up(srdhm(wrapping_shift_left(acc, l), m), r);
+}
+
+// Single rounding of acc * M / 2^s, s = 31 - e in [1, 62]: exact in int64 (|acc * M| < 2^62).
+inline std::int64_t upward(std::int32_t acc, std::int32_t m, int s) {
+  const std::int64_t p = static_cast<std::int64_t>(acc) * m;
+  return (p + (std::int64_t{1} << (s - 1))) >> s;
+}
+
+inline std::int64_t tonearest(std::int32_t acc, std::int32_t m, int s) {
+  const std::int64_t p = static_cast<std::int64_t>(acc) * m;
+  return (p + (std::int64_t{1} << (s - 1)) - (p < 0 ? 1 : 0)) >> s;
+}
+
+// The float path: (float)acc * scale, clamped in float exactly like maxps/minps (a NaN product,
+// possible only from 0 * inf, becomes lo), then rounded half to even like cvtps2dq.
+inline std::int32_t fp32(std::int32_t acc, float scale, float lo, float hi) {
+  float f = static_cast<float>(acc) * scale;
+  f = f > lo ? f : lo;  // _mm_max_ps(f, lo)
+  f = f < hi ? f : hi;  // _mm_min_ps(f, hi)
+  return static_cast<std::int32_t>(__builtin_nearbyintf(f));
+}
+
+inline std::int32_t clamp_then_offset(std::int64_t v, std::int32_t lo, std::int32_t hi, std::int32_t zp) {
+  const std::int64_t c = v < lo ? lo : (v > hi ? hi : v);
+  return static_cast<std::int32_t>(c) + zp;
+}
+
+}  // namespace scalar
+
+struct RequantPlan {
+  // Padding of every per-channel array: a vector load of kMaxLanes values starting at any
+  // channel index < channels() stays in bounds.
+  static constexpr std::size_t kMaxLanes = 16;
+
+  RoundingMode mode = RoundingMode::tflite;
+  std::int32_t zero_point = 0;
+  std::int32_t qmin = 0, qmax = 0;
+  std::int32_t lo = 0, hi = 0;  // qmin - zp, qmax - zp: the clamp before adding zp
+  bool per_channel = false;
+  std::size_t channel_count = 1;
+
+  // One entry per channel (per-tensor: kMaxLanes copies of the single value), then padding.
+  // e = shift of FixedPointMultiplier; l = max(e, 0), r = max(-e, 0), s = 31 - e.
+  std::vector<std::int32_t> multiplier;        // M in [2^30, 2^31) or 0
+  std::vector<std::int32_t> left_shift;        // l in [0, 30]
+  std::vector<std::int32_t> right_shift;       // r in [0, 31]
+  std::vector<std::int32_t> rdpot_mask;        // 2^r - 1 (tflite)
+  std::vector<std::int32_t> rdpot_half;        // (2^r - 1) >> 1 (tflite)
+  std::vector<std::int32_t> arm_round_shift;   // max(r - 1, 0) (arm)
+  std::vector<std::int32_t> arm_round_bit;     // r >= 1 ? 1 : 0 (arm)
+  std::vector<std::int32_t> product_shift;     // s = 31 - e in [1, 62]: shift of the 64-bit product
+  std::vector<std::int32_t> product_shift_m1;  // s - 1 (upward, tonearest)
+  std::vector<float> scale;                    // scales_f32 (fp32)
+
+  std::size_t channels() const { return channel_count; }
+  // The array index holding channel c's constants (per-tensor plans ignore c).
+  std::size_t index(std::size_t c) const { return per_channel ? c : 0; }
+
+  // Builds the plan; throws std::invalid_argument if p is inconsistent (sizes, shifts, bounds).
+  static RequantPlan make(const RequantParams& p);
+};
+
+// One element through the plan, channel c (ignored for per-tensor plans): the scalar kernel.
+// The mode is a template parameter so that loops can hoist the switch.
+template <RoundingMode Mode>
+inline std::int32_t requantize_scalar(std::int32_t acc, const RequantPlan& plan, std::size_t c) {
+  const std::size_t i = plan.index(c);
+  const std::int32_t m = plan.multiplier[i];
+  std::int64_t v = 0;
+  if constexpr (Mode == RoundingMode::tflite) {
+    v = scalar::tflite(acc, m, plan.left_shift[i], plan.right_shift[i]);
+  } else if constexpr (Mode == RoundingMode::upward) {
+    v = scalar::upward(acc, m, plan.product_shift[i]);
+  } else if constexpr (Mode == RoundingMode::tonearest) {
+    v = scalar::tonearest(acc, m, plan.product_shift[i]);
+  } else if constexpr (Mode == RoundingMode::arm) {
+    v = scalar::arm(acc, m, plan.left_shift[i], plan.right_shift[i]);
+  } else {
+    static_assert(Mode == RoundingMode::fp32);
+    return scalar::fp32(acc, plan.scale[i], static_cast<float>(plan.lo), static_cast<float>(plan.hi)) +
+           plan.zero_point;
+  }
+  return scalar::clamp_then_offset(v, plan.lo, plan.hi, plan.zero_point);
+}
+
+inline std::int32_t requantize_scalar(std::int32_t acc, const RequantPlan& plan, std::size_t c) {
+  switch (plan.mode) {
+    case RoundingMode::tflite: return requantize_scalar<RoundingMode::tflite>(acc, plan, c);
+    case RoundingMode::upward: return requantize_scalar<RoundingMode::upward>(acc, plan, c);
+    case RoundingMode::tonearest: return requantize_scalar<RoundingMode::tonearest>(acc, plan, c);
+    case RoundingMode::arm: return requantize_scalar<RoundingMode::arm>(acc, plan, c);
+    case RoundingMode::fp32: return requantize_scalar<RoundingMode::fp32>(acc, plan, c);
+  }
+  return 0;  // unreachable: every RoundingMode is handled above
+}
+
+}  // namespace qtune::detail

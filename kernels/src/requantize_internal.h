@@ -1,0 +1,92 @@
+// The standalone requantization kernel on a prebuilt plan (the GEMM's separate pass builds the
+// plan once per operator), and the per-ISA entry points behind the dispatch in requantize.cc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "qtune/kernels/requantize.h"
+#include "requant_plan.h"
+
+namespace qtune::detail {
+
+// As qtune::requantize(), with the checks on config, out_type and shapes; the plan is not rebuilt.
+void requantize(const RequantizeConfig& config, const RequantPlan& plan, DType out_type,
+                const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
+                void* out, std::size_t out_stride);
+
+// Per-ISA kernels: no checks (the caller validated); unroll is 1, 2 or 4; out_type u8 or s8.
+void requantize_rows_scalar(const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+                            std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+                            std::size_t out_stride);
+void requantize_rows_avx2(int unroll, const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+                          std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+                          std::size_t out_stride);
+void requantize_rows_avx512(int unroll, const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+                            std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+                            std::size_t out_stride);
+void requantize_rows_neon(int unroll, const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+                          std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+                          std::size_t out_stride);  // kernels/src/arm/neon/requantize_neon.cc
+
+// ---- the one loop every vector ISA instantiates ------------------------------------------------
+// VectorIsa provides: Vec, kLanes, load(const int32_t*), load_partial(const int32_t*, n),
+// requantize<Mode>(Vec, plan, channel), store(Out*, Vec, n). Instantiated only in that ISA's
+// translation unit (compiled with its flags); the traits types differ per ISA, so the
+// instantiations never collide across translation units.
+//
+// Each row: `Unroll` full vectors per iteration, then the rest in full or partial vectors (masked
+// loads and stores): every element goes through the same vector code, no scalar tail.
+template <class VectorIsa, int Unroll, RoundingMode Mode, class Out>
+void requantize_rows_vector(const RequantPlan& plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
+                            std::size_t acc_stride, Out* out, std::size_t out_stride) {
+  constexpr std::size_t kLanes = VectorIsa::kLanes, kStep = kLanes * Unroll;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::int32_t* src = acc + r * acc_stride;
+    Out* dst = out + r * out_stride;
+    std::size_t c = 0;
+    for (; c + kStep <= cols; c += kStep) {
+      typename VectorIsa::Vec v[Unroll];
+      for (int u = 0; u < Unroll; ++u) v[u] = VectorIsa::load(src + c + u * kLanes);
+      for (int u = 0; u < Unroll; ++u) v[u] = VectorIsa::template requantize<Mode>(v[u], plan, c + u * kLanes);
+      for (int u = 0; u < Unroll; ++u) VectorIsa::store(dst + c + u * kLanes, v[u], kLanes);
+    }
+    for (; c < cols; c += kLanes) {
+      const std::size_t n = cols - c < kLanes ? cols - c : kLanes;
+      VectorIsa::store(dst + c, VectorIsa::template requantize<Mode>(VectorIsa::load_partial(src + c, n), plan, c), n);
+    }
+  }
+}
+
+// Picks the instantiation for (unroll, mode, out_type): 3 x 5 x 2 per ISA.
+template <class VectorIsa>
+void requantize_rows_dispatch(int unroll, const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+                              std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+                              std::size_t out_stride) {
+  auto with_out = [&]<int Unroll, RoundingMode Mode>() {
+    if (out_type == DType::u8) {
+      requantize_rows_vector<VectorIsa, Unroll, Mode>(plan, acc, rows, cols, acc_stride,
+                                                      static_cast<std::uint8_t*>(out), out_stride);
+    } else {
+      requantize_rows_vector<VectorIsa, Unroll, Mode>(plan, acc, rows, cols, acc_stride,
+                                                      static_cast<std::int8_t*>(out), out_stride);
+    }
+  };
+  auto with_mode = [&]<int Unroll>() {
+    switch (plan.mode) {
+      case RoundingMode::tflite: return with_out.template operator()<Unroll, RoundingMode::tflite>();
+      case RoundingMode::upward: return with_out.template operator()<Unroll, RoundingMode::upward>();
+      case RoundingMode::tonearest: return with_out.template operator()<Unroll, RoundingMode::tonearest>();
+      case RoundingMode::arm: return with_out.template operator()<Unroll, RoundingMode::arm>();
+      case RoundingMode::fp32: return with_out.template operator()<Unroll, RoundingMode::fp32>();
+    }
+  };
+  switch (unroll) {
+    case 1: return with_mode.template operator()<1>();
+    case 2: return with_mode.template operator()<2>();
+    case 4: return with_mode.template operator()<4>();
+    default: return;  // excluded by requantize_check_config()
+  }
+}
+
+}  // namespace qtune::detail

@@ -1,0 +1,41 @@
+// The AVX2 GEMM family: A and B widened to int16 (PackedA::s16 / PackedB::s16, kr 2) and vpmaddwd,
+// which multiplies int16 pairs and adds each pair into an int32 lane: 16 exact MACs per
+// instruction. vpmaddubsw would take the bytes directly, but its int16 pair sums saturate
+// (255 * 127 * 2 > 32767), so it is not bit-exact and is not used. Because A must be widened to
+// int16, this family cannot read A in place (pack_a = 0 is not offered).
+//
+// Register budget (16 ymm): an MR x NR tile holds MR * NR/8 accumulators, plus NR/8 B vectors and
+// one A broadcast; 6x16 and 4x24 (12 accumulators) are the largest tiles that do not spill.
+#include "../gemm_x86_ukernel.h"
+
+namespace qtune::detail {
+namespace {
+
+struct Avx2Traits : YmmBase {
+  static constexpr Isa kIsa = Isa::avx2;
+  static constexpr int kKr = 2;
+  static constexpr std::size_t kAElem = 2, kBElem = 2;
+  static constexpr PackedA kAFormat = PackedA::s16;
+  static constexpr PackedB kBFormat = PackedB::s16;
+  static constexpr bool kInPlace = false;
+
+  static Acc dot(Acc acc, AVec a, BVec b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+};
+
+constexpr GemmUkernel kAvx2Ukernels[] = {
+    make_gemm_ukernel<Avx2Traits, 1, 8>("qs16-gemm-1x8c2-avx2"),
+    make_gemm_ukernel<Avx2Traits, 4, 4>("qs16-gemm-4x4c2-avx2"),
+    make_gemm_ukernel<Avx2Traits, 4, 8>("qs16-gemm-4x8c2-avx2"),
+    make_gemm_ukernel<Avx2Traits, 4, 16>("qs16-gemm-4x16c2-avx2"),
+    make_gemm_ukernel<Avx2Traits, 4, 24>("qs16-gemm-4x24c2-avx2"),
+    make_gemm_ukernel<Avx2Traits, 6, 16>("qs16-gemm-6x16c2-avx2"),
+    make_gemm_ukernel<Avx2Traits, 8, 8>("qs16-gemm-8x8c2-avx2"),
+    make_gemm_ukernel<Avx2Traits, 8, 12>("qs16-gemm-8x12c2-avx2"),
+    make_gemm_ukernel<Avx2Traits, 8, 16>("qs16-gemm-8x16c2-avx2"),
+};
+
+}  // namespace
+
+std::span<const GemmUkernel> gemm_ukernels_avx2() { return kAvx2Ukernels; }
+
+}  // namespace qtune::detail

@@ -1,0 +1,173 @@
+// AVX2 requantization of 8 int32 lanes, bit-exact with requantize_reference() for every mode.
+// Header-only: include it only from translation units compiled with -mavx2 (kernels/src/x86/avx2).
+//
+// The 64-bit steps work on two halves: mul_epi32 multiplies the even lanes (0, 2, 4, 6) into
+// 64-bit products; the odd lanes are first moved down with a shuffle. AVX2 has no 64-bit
+// arithmetic shift and no 64-bit min/max, so they are emulated exactly: arithmetic shift as
+// ~(~x >>> k) on negative x (the xor-with-sign trick), min/max as cmpgt_epi64 + blendv.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "requant_plan.h"
+
+namespace qtune::detail::avx2 {
+
+inline __m256i load8(const std::int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+
+// Lanes 1, 3, 5, 7 moved to 0, 2, 4, 6 (the low dword of each 64-bit lane, what mul_epi32 reads).
+inline __m256i odd_lanes_down(__m256i v) { return _mm256_shuffle_epi32(v, _MM_SHUFFLE(3, 3, 1, 1)); }
+
+// Low dwords of `even` (lanes 0, 2, 4, 6) with the low dwords of `odd` placed in lanes 1, 3, 5, 7.
+inline __m256i interleave_low_dwords(__m256i even, __m256i odd) {
+  return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+}
+
+// gemmlowp SaturatingRoundingDoublingHighMul per lane: floor((x*m + 2^30) / 2^31). m is never
+// INT32_MIN (plans hold M in [0, 2^31)), so the saturating case cannot occur and the result
+// always fits in int32: its bits are bits 31..62 of the 64-bit sum.
+inline __m256i srdhm(__m256i x, __m256i m) {
+  const __m256i nudge = _mm256_set1_epi64x(std::int64_t{1} << 30);
+  const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), nudge);
+  const __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(odd_lanes_down(x), odd_lanes_down(m)), nudge);
+  return _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+}
+
+// gemmlowp RoundingDivideByPOT with per-lane r, mask = 2^r - 1, half = mask >> 1.
+inline __m256i rdpot(__m256i t, __m256i r, __m256i mask, __m256i half) {
+  const __m256i remainder = _mm256_and_si256(t, mask);
+  const __m256i threshold = _mm256_sub_epi32(half, _mm256_srai_epi32(t, 31));  // +1 when t < 0
+  const __m256i round_up = _mm256_cmpgt_epi32(remainder, threshold);          // -1 or 0
+  return _mm256_sub_epi32(_mm256_srav_epi32(t, r), round_up);
+}
+
+// srshl by -r: (t >> r) + bit r-1 of t; round_shift = max(r-1, 0), round_bit = (r >= 1).
+inline __m256i rounding_shift_right_half_up(__m256i t, __m256i r, __m256i round_shift, __m256i round_bit) {
+  return _mm256_add_epi32(_mm256_srav_epi32(t, r),
+                          _mm256_and_si256(_mm256_srav_epi32(t, round_shift), round_bit));
+}
+
+inline __m256i clamp_epi64(__m256i v, __m256i lo, __m256i hi) {
+  v = _mm256_blendv_epi8(v, lo, _mm256_cmpgt_epi64(lo, v));
+  return _mm256_blendv_epi8(v, hi, _mm256_cmpgt_epi64(v, hi));
+}
+
+// One 64-bit half of the single-rounding modes. With q = floor(p' / 2^(s-1)), where p' = p for
+// upward and p - [p < 0] for tonearest, the result is floor((q + 1) / 2) (docs/requantization.md).
+// Clamping q + 1 to [2 lo, 2 hi + 1] before that final halving equals clamping the result to
+// [lo, hi], and it makes the value fit in 32 bits.
+template <bool TiesAwayFromZero>
+inline __m256i single_rounding_half(__m256i p, __m256i shift_m1, __m256i lo2, __m256i hi2) {
+  const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);  // -1 where p < 0
+  if constexpr (TiesAwayFromZero) p = _mm256_add_epi64(p, sign);     // p' < 0 exactly when p < 0
+  const __m256i q = _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(p, sign), shift_m1), sign);
+  return clamp_epi64(_mm256_add_epi64(q, _mm256_set1_epi64x(1)), lo2, hi2);
+}
+
+// upward / tonearest: returns the value clamped to [lo, hi] (zero point not yet added).
+template <bool TiesAwayFromZero>
+inline __m256i single_rounding(__m256i acc, __m256i m, __m256i shift_m1, std::int32_t lo, std::int32_t hi) {
+  const __m256i lo2 = _mm256_set1_epi64x(2 * std::int64_t{lo});
+  const __m256i hi2 = _mm256_set1_epi64x(2 * std::int64_t{hi} + 1);
+  // 64-bit shift counts: the low dword of each 64-bit lane (even) or the high dword (odd).
+  const __m256i shift_even = _mm256_and_si256(shift_m1, _mm256_set1_epi64x(0xFFFFFFFF));
+  const __m256i shift_odd = _mm256_srli_epi64(shift_m1, 32);
+  const __m256i even = single_rounding_half<TiesAwayFromZero>(_mm256_mul_epi32(acc, m), shift_even, lo2, hi2);
+  const __m256i odd = single_rounding_half<TiesAwayFromZero>(
+      _mm256_mul_epi32(odd_lanes_down(acc), odd_lanes_down(m)), shift_odd, lo2, hi2);
+  return _mm256_srai_epi32(interleave_low_dwords(even, odd), 1);
+}
+
+inline __m256i clamp_epi32(__m256i v, std::int32_t lo, std::int32_t hi) {
+  return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(lo)), _mm256_set1_epi32(hi));
+}
+
+// 8 lanes of channels [channel, channel + 8) (per-tensor plans ignore channel): values already
+// clamped and offset by the zero point, i.e. in [qmin, qmax].
+template <RoundingMode Mode>
+inline __m256i requantize8(__m256i acc, const RequantPlan& plan, std::size_t channel) {
+  const std::size_t i = plan.per_channel ? channel : 0;  // no call into shared inline code (ISA flags)
+  __m256i v;
+  if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
+    const __m256i t = srdhm(_mm256_sllv_epi32(acc, load8(&plan.left_shift[i])), load8(&plan.multiplier[i]));
+    const __m256i r = load8(&plan.right_shift[i]);
+    if constexpr (Mode == RoundingMode::tflite) {
+      v = rdpot(t, r, load8(&plan.rdpot_mask[i]), load8(&plan.rdpot_half[i]));
+    } else {
+      v = rounding_shift_right_half_up(t, r, load8(&plan.arm_round_shift[i]), load8(&plan.arm_round_bit[i]));
+    }
+    v = clamp_epi32(v, plan.lo, plan.hi);
+  } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
+    v = single_rounding<Mode == RoundingMode::tonearest>(acc, load8(&plan.multiplier[i]),
+                                                         load8(&plan.product_shift_m1[i]), plan.lo, plan.hi);
+  } else {
+    static_assert(Mode == RoundingMode::fp32);
+    // maxps/minps return the second operand for a NaN first operand: a NaN becomes lo, as in
+    // scalar::fp32. cvtps2dq rounds half to even under the default MXCSR.
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(&plan.scale[i]));
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(static_cast<float>(plan.lo))),
+                      _mm256_set1_ps(static_cast<float>(plan.hi)));
+    v = _mm256_cvtps_epi32(f);
+  }
+  return _mm256_add_epi32(v, _mm256_set1_epi32(plan.zero_point));
+}
+
+// Runtime mode switch (branch-predictable: the mode is fixed per operator).
+inline __m256i requantize8(__m256i acc, const RequantPlan& plan, std::size_t channel) {
+  switch (plan.mode) {
+    case RoundingMode::tflite: return requantize8<RoundingMode::tflite>(acc, plan, channel);
+    case RoundingMode::upward: return requantize8<RoundingMode::upward>(acc, plan, channel);
+    case RoundingMode::tonearest: return requantize8<RoundingMode::tonearest>(acc, plan, channel);
+    case RoundingMode::arm: return requantize8<RoundingMode::arm>(acc, plan, channel);
+    case RoundingMode::fp32: return requantize8<RoundingMode::fp32>(acc, plan, channel);
+  }
+  return _mm256_setzero_si256();  // unreachable: every RoundingMode is handled above
+}
+
+// ---- loads and stores of n <= 8 lanes (ragged edges) ------------------------------------------
+
+// Lane k active when k < n.
+inline __m256i lane_mask(std::size_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<std::int32_t>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Loads src[0..n) and zeros elsewhere, without touching memory past src + n.
+inline __m256i load_partial(const std::int32_t* src, std::size_t n) {
+  if (n == 8) return load8(src);
+  return _mm256_maskload_epi32(reinterpret_cast<const int*>(src), lane_mask(n));
+}
+
+// 8 int32 lanes to 8 int16 (signed saturation; the values are already in range).
+inline __m128i narrow_to_i16(__m256i v) {
+  return _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+}
+
+inline void store_bytes(void* dst, __m128i bytes, std::size_t n) {
+  if (n == 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), bytes);
+  } else {
+    const std::uint64_t low = static_cast<std::uint64_t>(_mm_cvtsi128_si64(bytes));
+    std::memcpy(dst, &low, n);
+  }
+}
+
+// Stores the first n (<= 8) lanes of v, values in [0, 255], as uint8.
+inline void store_u8(std::uint8_t* dst, __m256i v, std::size_t n) {
+  const __m128i h = narrow_to_i16(v);
+  store_bytes(dst, _mm_packus_epi16(h, h), n);
+}
+
+// Stores the first n (<= 8) lanes of v, values in [-128, 127], as int8.
+inline void store_s8(std::int8_t* dst, __m256i v, std::size_t n) {
+  const __m128i h = narrow_to_i16(v);
+  store_bytes(dst, _mm_packs_epi16(h, h), n);
+}
+
+inline void store(std::uint8_t* dst, __m256i v, std::size_t n) { store_u8(dst, v, n); }
+inline void store(std::int8_t* dst, __m256i v, std::size_t n) { store_s8(dst, v, n); }
+
+}  // namespace qtune::detail::avx2

@@ -1,0 +1,37 @@
+// The AVX-512 VNNI GEMM family: EVEX vpdpbusd on zmm (u8 x s8, four products per int32 lane),
+// 16 columns per vector, ragged columns stored with masks. A is PackedA::u8 (s8 activations
+// flipped with +128 zero-point compensation), B PackedB::s8 in groups of 4; A can also be read in
+// place. 32 zmm registers: up to 16x16 / 8x32 (16 accumulators) leave room for B and broadcasts.
+#include "../gemm_x86_ukernel.h"
+
+namespace qtune::detail {
+namespace {
+
+struct Avx512VnniTraits : ZmmBase {
+  static constexpr Isa kIsa = Isa::avx512vnni;
+  static constexpr int kKr = 4;
+  static constexpr std::size_t kAElem = 1, kBElem = 1;
+  static constexpr PackedA kAFormat = PackedA::u8;
+  static constexpr PackedB kBFormat = PackedB::s8;
+  static constexpr bool kInPlace = true;
+
+  static Acc dot(Acc acc, AVec a, BVec b) { return _mm512_dpbusd_epi32(acc, a, b); }
+};
+
+constexpr GemmUkernel kAvx512VnniUkernels[] = {
+    make_gemm_ukernel<Avx512VnniTraits, 1, 16>("qu8-gemm-1x16c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 4, 4>("qu8-gemm-4x4c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 4, 16>("qu8-gemm-4x16c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 8, 8>("qu8-gemm-8x8c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 8, 12>("qu8-gemm-8x12c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 8, 16>("qu8-gemm-8x16c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 8, 32>("qu8-gemm-8x32c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 12, 32>("qu8-gemm-12x32c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 16, 16>("qu8-gemm-16x16c4-avx512vnni"),
+};
+
+}  // namespace
+
+std::span<const GemmUkernel> gemm_ukernels_avx512vnni() { return kAvx512VnniUkernels; }
+
+}  // namespace qtune::detail

@@ -1,0 +1,153 @@
+// AVX-512 requantization of 16 int32 lanes, bit-exact with requantize_reference() for every mode.
+// Header-only: include it only from translation units compiled with the AVX-512 flags
+// (kernels/src/x86/avx512vnni). The math mirrors x86/avx2/requant_avx2.h; AVX-512F has the
+// 64-bit arithmetic shift and min/max that AVX2 must emulate, and masks for ragged edges.
+#pragma once
+
+// GCC 12's avx512fintrin.h builds many unmasked intrinsics on a self-initialised "undefined"
+// vector, which -W(maybe-)uninitialized reports once they are inlined (GCC bug 105593, fixed in
+// GCC 13). The warning is about the header's own placeholder, never about our values.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
+#include <cstddef>
+#include <cstdint>
+
+#include "requant_plan.h"
+
+namespace qtune::detail::avx512 {
+
+inline __m512i load16(const std::int32_t* p) { return _mm512_loadu_si512(p); }
+
+// Lanes 1, 3, ..., 15 moved to the low dword of each 64-bit lane (what mul_epi32 reads).
+inline __m512i odd_lanes_down(__m512i v) { return _mm512_shuffle_epi32(v, _MM_PERM_DDBB); }
+
+inline constexpr __mmask16 kOddLanes = 0xAAAA;
+
+// Low dwords of `even` with the low dwords of `odd` placed in the odd lanes.
+inline __m512i interleave_low_dwords(__m512i even, __m512i odd) {
+  return _mm512_mask_blend_epi32(kOddLanes, even, _mm512_slli_epi64(odd, 32));
+}
+
+// gemmlowp SaturatingRoundingDoublingHighMul per lane (m never INT32_MIN: no saturation case).
+inline __m512i srdhm(__m512i x, __m512i m) {
+  const __m512i nudge = _mm512_set1_epi64(std::int64_t{1} << 30);
+  const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, m), nudge);
+  const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(odd_lanes_down(x), odd_lanes_down(m)), nudge);
+  return _mm512_mask_blend_epi32(kOddLanes, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));
+}
+
+// gemmlowp RoundingDivideByPOT with per-lane r, mask = 2^r - 1, half = mask >> 1.
+inline __m512i rdpot(__m512i t, __m512i r, __m512i mask, __m512i half) {
+  const __m512i remainder = _mm512_and_si512(t, mask);
+  const __m512i threshold = _mm512_sub_epi32(half, _mm512_srai_epi32(t, 31));  // +1 when t < 0
+  const __mmask16 round_up = _mm512_cmpgt_epi32_mask(remainder, threshold);
+  const __m512i shifted = _mm512_srav_epi32(t, r);
+  return _mm512_mask_add_epi32(shifted, round_up, shifted, _mm512_set1_epi32(1));
+}
+
+// srshl by -r: (t >> r) + bit r-1 of t; round_shift = max(r-1, 0), round_bit = (r >= 1).
+inline __m512i rounding_shift_right_half_up(__m512i t, __m512i r, __m512i round_shift, __m512i round_bit) {
+  return _mm512_add_epi32(_mm512_srav_epi32(t, r),
+                          _mm512_and_si512(_mm512_srav_epi32(t, round_shift), round_bit));
+}
+
+// One 64-bit half of the single-rounding modes: floor((floor(p' / 2^(s-1)) + 1) / 2), with the
+// clamp applied to q + 1 in [2 lo, 2 hi + 1] (see the AVX2 header and docs/requantization.md).
+template <bool TiesAwayFromZero>
+inline __m512i single_rounding_half(__m512i p, __m512i shift_m1, __m512i lo2, __m512i hi2) {
+  if constexpr (TiesAwayFromZero) {
+    const __mmask8 negative = _mm512_cmplt_epi64_mask(p, _mm512_setzero_si512());
+    p = _mm512_mask_sub_epi64(p, negative, p, _mm512_set1_epi64(1));
+  }
+  const __m512i q = _mm512_add_epi64(_mm512_srav_epi64(p, shift_m1), _mm512_set1_epi64(1));
+  return _mm512_min_epi64(_mm512_max_epi64(q, lo2), hi2);
+}
+
+template <bool TiesAwayFromZero>
+inline __m512i single_rounding(__m512i acc, __m512i m, __m512i shift_m1, std::int32_t lo, std::int32_t hi) {
+  const __m512i lo2 = _mm512_set1_epi64(2 * std::int64_t{lo});
+  const __m512i hi2 = _mm512_set1_epi64(2 * std::int64_t{hi} + 1);
+  const __m512i shift_even = _mm512_and_si512(shift_m1, _mm512_set1_epi64(0xFFFFFFFF));
+  const __m512i shift_odd = _mm512_srli_epi64(shift_m1, 32);
+  const __m512i even = single_rounding_half<TiesAwayFromZero>(_mm512_mul_epi32(acc, m), shift_even, lo2, hi2);
+  const __m512i odd = single_rounding_half<TiesAwayFromZero>(
+      _mm512_mul_epi32(odd_lanes_down(acc), odd_lanes_down(m)), shift_odd, lo2, hi2);
+  return _mm512_srai_epi32(interleave_low_dwords(even, odd), 1);
+}
+
+inline __m512i clamp_epi32(__m512i v, std::int32_t lo, std::int32_t hi) {
+  return _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi));
+}
+
+// 16 lanes of channels [channel, channel + 16) (per-tensor plans ignore channel): values already
+// clamped and offset by the zero point, i.e. in [qmin, qmax].
+template <RoundingMode Mode>
+inline __m512i requantize16(__m512i acc, const RequantPlan& plan, std::size_t channel) {
+  const std::size_t i = plan.per_channel ? channel : 0;  // no call into shared inline code (ISA flags)
+  __m512i v;
+  if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
+    const __m512i t = srdhm(_mm512_sllv_epi32(acc, load16(&plan.left_shift[i])), load16(&plan.multiplier[i]));
+    const __m512i r = load16(&plan.right_shift[i]);
+    if constexpr (Mode == RoundingMode::tflite) {
+      v = rdpot(t, r, load16(&plan.rdpot_mask[i]), load16(&plan.rdpot_half[i]));
+    } else {
+      v = rounding_shift_right_half_up(t, r, load16(&plan.arm_round_shift[i]), load16(&plan.arm_round_bit[i]));
+    }
+    v = clamp_epi32(v, plan.lo, plan.hi);
+  } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
+    v = single_rounding<Mode == RoundingMode::tonearest>(acc, load16(&plan.multiplier[i]),
+                                                         load16(&plan.product_shift_m1[i]), plan.lo, plan.hi);
+  } else {
+    static_assert(Mode == RoundingMode::fp32);
+    // maxps/minps return the second operand for a NaN first operand (as scalar::fp32);
+    // cvtps2dq rounds half to even under the default MXCSR.
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(&plan.scale[i]));
+    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(static_cast<float>(plan.lo))),
+                      _mm512_set1_ps(static_cast<float>(plan.hi)));
+    v = _mm512_cvtps_epi32(f);
+  }
+  return _mm512_add_epi32(v, _mm512_set1_epi32(plan.zero_point));
+}
+
+// Runtime mode switch (branch-predictable: the mode is fixed per operator).
+inline __m512i requantize16(__m512i acc, const RequantPlan& plan, std::size_t channel) {
+  switch (plan.mode) {
+    case RoundingMode::tflite: return requantize16<RoundingMode::tflite>(acc, plan, channel);
+    case RoundingMode::upward: return requantize16<RoundingMode::upward>(acc, plan, channel);
+    case RoundingMode::tonearest: return requantize16<RoundingMode::tonearest>(acc, plan, channel);
+    case RoundingMode::arm: return requantize16<RoundingMode::arm>(acc, plan, channel);
+    case RoundingMode::fp32: return requantize16<RoundingMode::fp32>(acc, plan, channel);
+  }
+  return _mm512_setzero_si512();  // unreachable: every RoundingMode is handled above
+}
+
+// ---- masked loads and stores (ragged edges) ---------------------------------------------------
+
+// Lanes [0, n) for n <= 16.
+inline __mmask16 lane_mask(std::size_t n) {
+  return static_cast<__mmask16>((std::uint32_t{1} << n) - 1);
+}
+
+// Loads src[0..n) and zeros elsewhere; masked-off lanes never touch memory.
+inline __m512i load_partial(const std::int32_t* src, std::size_t n) {
+  return _mm512_maskz_loadu_epi32(lane_mask(n), src);
+}
+
+// Stores lanes [0, n) of v (values in [0, 255]) as uint8.
+inline void store_u8(std::uint8_t* dst, __m512i v, std::size_t n) {
+  _mm512_mask_cvtusepi32_storeu_epi8(dst, lane_mask(n), v);
+}
+
+// Stores lanes [0, n) of v (values in [-128, 127]) as int8.
+inline void store_s8(std::int8_t* dst, __m512i v, std::size_t n) {
+  _mm512_mask_cvtsepi32_storeu_epi8(dst, lane_mask(n), v);
+}
+
+inline void store(std::uint8_t* dst, __m512i v, std::size_t n) { store_u8(dst, v, n); }
+inline void store(std::int8_t* dst, __m512i v, std::size_t n) { store_s8(dst, v, n); }
+
+}  // namespace qtune::detail::avx512

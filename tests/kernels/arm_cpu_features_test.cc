@@ -1,0 +1,62 @@
+// Run-time dispatch under emulation: the aarch64 ctest entries run this binary once per qemu CPU
+// model and pass the instruction sets that model implements in QTUNE_EXPECTED_ISAS (see
+// tests/CMakeLists.txt). cpu_features() must report exactly that set, so a kernel the emulated CPU
+// cannot execute is never offered and one it can execute is never hidden.
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "qtune/kernels/cpu_features.h"
+
+namespace {
+
+std::vector<qtune::Isa> parse_isa_list(const std::string& list) {
+  std::vector<qtune::Isa> isas;
+  std::stringstream in(list);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    const auto isa = qtune::parse_isa(name);
+    if (!isa) ADD_FAILURE() << "QTUNE_EXPECTED_ISAS names an unknown instruction set '" << name << "'";
+    else isas.push_back(*isa);
+  }
+  return isas;
+}
+
+std::string join(const std::vector<qtune::Isa>& isas) {
+  std::string out;
+  for (auto isa : isas) {
+    if (!out.empty()) out.push_back(',');
+    out.append(qtune::to_string(isa));
+  }
+  return out;
+}
+
+TEST(ArmCpuFeatures, UsableIsasMatchTheEmulatedModel) {
+  const char* expected = std::getenv("QTUNE_EXPECTED_ISAS");
+  if (expected == nullptr) {
+    GTEST_SKIP() << "QTUNE_EXPECTED_ISAS is not set: only the per-CPU-model ctest entries of the "
+                    "aarch64 cross build know which instruction sets the CPU has";
+  }
+  const auto& f = qtune::cpu_features();
+  const char* model = std::getenv("QEMU_CPU");
+  EXPECT_EQ(join(f.usable_isas()), join(parse_isa_list(expected)))
+      << "cpu model " << (model ? model : "(default)") << ", detected " << f.model << " (" << f.arch << ")";
+}
+
+#if defined(__aarch64__)
+TEST(ArmCpuFeatures, ExtensionsImplyTheirBase) {
+  const auto& f = qtune::cpu_features();
+  EXPECT_EQ(f.arch, "aarch64");
+  EXPECT_TRUE(f.neon) << "every Armv8-A Linux CPU has Advanced SIMD";
+  if (f.dotprod || f.i8mm) {
+    EXPECT_TRUE(f.usable(qtune::Isa::neon));
+  }
+  EXPECT_FALSE(f.usable(qtune::Isa::avx2));
+  EXPECT_FALSE(f.usable(qtune::Isa::amx));
+}
+#endif
+
+}  // namespace

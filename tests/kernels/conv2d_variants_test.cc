@@ -1,0 +1,276 @@
+// Every conv2d algorithm x instruction set x tile (a representative set per ISA) x fused/separate
+// requantization, bit-exact against conv2d_reference over a sweep of shapes and quantization kinds.
+// Variants this CPU cannot run are skipped with a message naming the ISA.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+#include "conv2d_test_support.h"
+#include "qtune/kernels/cpu_features.h"
+
+namespace qtune {
+namespace {
+
+using testing::ConvQuant;
+
+struct Shape {
+  std::int64_t n, h, w, c, oc, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, g;
+};
+
+Conv2dProblem make_problem(const Shape& s, const ConvQuant& q, std::uint32_t seed) {
+  Conv2dProblem p;
+  p.batch = s.n;
+  p.in_h = s.h;
+  p.in_w = s.w;
+  p.in_c = s.c;
+  p.out_c = s.oc;
+  p.kernel_h = s.kh;
+  p.kernel_w = s.kw;
+  p.stride_h = s.sh;
+  p.stride_w = s.sw;
+  p.dilation_h = s.dh;
+  p.dilation_w = s.dw;
+  p.pad_top = s.pt;
+  p.pad_bottom = s.pb;
+  p.pad_left = s.pl;
+  p.pad_right = s.pr;
+  p.groups = s.g;
+  testing::quantize_problem(p, q, seed);
+  return p;
+}
+
+// Quantization kinds: every input/output type, per-tensor and per-channel, zero and non-zero
+// weight zero points, with and without bias, every rounding mode.
+const std::vector<ConvQuant>& quant_kinds() {
+  static const std::vector<ConvQuant> kinds = {
+      {DType::u8, DType::s8, true, false, true, RoundingMode::tflite},
+      {DType::s8, DType::u8, false, true, true, RoundingMode::upward},
+      {DType::u8, DType::s32, true, true, true, RoundingMode::tflite},
+      {DType::s8, DType::s8, true, false, false, RoundingMode::tonearest},
+      {DType::u8, DType::u8, false, false, true, RoundingMode::arm},
+      {DType::s8, DType::s8, true, true, true, RoundingMode::fp32},
+  };
+  return kinds;
+}
+
+//                n  h  w   c  oc kh kw sh sw dh dw pt pb pl pr g
+const std::vector<Shape> kGeneralShapes = {
+    {1, 5, 5, 17, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   // 1x1 (gemm_1x1), 17 channels
+    {2, 4, 3, 3, 17, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   // 1x1, batch 2, 3 channels
+    {1, 7, 7, 8, 5, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},    // 1x1 stride 2
+    {1, 6, 7, 3, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 3x3 pad 1
+    {1, 8, 8, 17, 8, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 1},   // 3x3 stride 2, TF SAME (asymmetric)
+    {1, 4, 5, 3, 4, 5, 5, 1, 1, 1, 1, 3, 3, 3, 3, 1},    // 5x5, padding larger than the half kernel
+    {1, 9, 4, 5, 6, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, 1},    // 7x1
+    {1, 4, 9, 5, 6, 1, 7, 1, 1, 1, 1, 0, 0, 3, 3, 1},    // 1x7
+    {1, 7, 7, 4, 5, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},    // dilation 2
+    {1, 1, 1, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 1x1 image
+    {1, 2, 3, 1, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // 2x3 image, 1 channel
+    {1, 2, 2, 3, 4, 3, 3, 1, 1, 1, 1, 4, 4, 4, 4, 1},    // outputs whose every tap is padding
+    {1, 5, 5, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},    // groups 3
+    {1, 4, 4, 8, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},    // grouped 1x1
+    {2, 9, 9, 16, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // batch 2, stride 2
+    {1, 6, 6, 64, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // K = 576: several K blocks
+    {1, 5, 6, 3, 2, 2, 3, 1, 2, 1, 1, 0, 1, 2, 0, 1},    // asymmetric everything
+};
+
+const std::vector<Shape> kDepthwiseShapes = {
+    {1, 6, 7, 17, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17},    // multiplier 1, ragged channels
+    {1, 7, 8, 3, 6, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 3},       // multiplier 2, stride 2, SAME
+    {1, 9, 9, 40, 40, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 40},    // 5x5
+    {2, 6, 6, 8, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 8},       // batch 2, dilation 2
+    {1, 1, 1, 5, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},      // 1x1 image, multiplier 2
+    {1, 10, 10, 96, 96, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 96},  // MobileNet-like, stride 2
+    {1, 9, 5, 24, 24, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, 24},    // 7x1 depthwise
+    {1, 2, 3, 2, 2, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 2},       // padding larger than the kernel
+};
+
+// ISAs this build holds GEMM microkernels for (the depthwise families are a subset of them).
+std::vector<Isa> compiled_isas() {
+  std::set<Isa> isas{Isa::scalar};
+  for (const auto& uk : gemm_microkernels()) isas.insert(uk.isa);
+  return {isas.begin(), isas.end()};
+}
+
+struct DwTile {
+  int channel_tile, width_tile;
+};
+
+// The depthwise tiles conv2d_check_config accepts for `isa` (the knob space's candidates).
+std::vector<DwTile> depthwise_tiles(Isa isa, const Conv2dProblem& p) {
+  std::vector<DwTile> tiles;
+  for (int ct : {4, 8, 16, 32, 64}) {
+    for (int wt : {1, 2, 3, 4}) {
+      Conv2dConfig c;
+      c.algo = ConvAlgo::depthwise;
+      c.gemm.isa = isa;
+      c.dw_channel_tile = ct;
+      c.dw_width_tile = wt;
+      if (conv2d_check_config(p, c).empty()) tiles.push_back({ct, wt});
+    }
+  }
+  return tiles;
+}
+
+// First, middle and last tile of the ISA's GEMM family.
+std::vector<GemmMicrokernelInfo> representative_tiles(Isa isa) {
+  std::vector<GemmMicrokernelInfo> family;
+  for (const auto& uk : gemm_microkernels()) {
+    if (uk.isa == isa) family.push_back(uk);
+  }
+  if (family.size() <= 3) return family;
+  return {family.front(), family[family.size() / 2], family.back()};
+}
+
+class Conv2dIsaTest : public ::testing::TestWithParam<Isa> {
+ protected:
+  void SetUp() override {
+    if (!cpu_features().usable(GetParam())) {
+      GTEST_SKIP() << "isa " << to_string(GetParam()) << " is not usable on this CPU";
+    }
+  }
+};
+
+// The GEMM-based algorithms: every applicable algorithm, representative tiles, pack_a both ways,
+// whole-K and blocked K, fused and separate requantization.
+TEST_P(Conv2dIsaTest, GemmAlgorithmsMatchReference) {
+  const Isa isa = GetParam();
+  const auto tiles = representative_tiles(isa);
+  if (tiles.empty()) GTEST_SKIP() << "no gemm microkernels for isa " << to_string(isa) << " in this build";
+  std::vector<Shape> shapes = kGeneralShapes;
+  shapes.insert(shapes.end(), kDepthwiseShapes.begin(), kDepthwiseShapes.begin() + 2);  // grouped GEMMs
+  int ran = 0;
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    for (std::size_t qi : {si % quant_kinds().size(), (si + 3) % quant_kinds().size()}) {
+      const Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 7 + qi));
+      const testing::ConvData d = testing::make_data(p, static_cast<std::uint32_t>(si));
+      std::vector<std::uint8_t> expected(testing::output_bytes(p));
+      conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
+      for (const auto& tile : tiles) {
+        for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::gemm_1x1}) {
+          for (bool pack_a : {true, false}) {
+            for (int kc : {0, 4 * tile.kr}) {
+              for (bool fuse : {true, false}) {
+                Conv2dConfig c;
+                c.algo = algo;
+                c.gemm.isa = isa;
+                c.gemm.mr = tile.mr;
+                c.gemm.nr = tile.nr;
+                c.gemm.kc = kc;
+                c.gemm.pack_a = pack_a;
+                c.gemm.fuse_requant = fuse;
+                if (!conv2d_check_config(p, c).empty()) continue;  // e.g. gemm_1x1 on a 3x3 kernel
+                SCOPED_TRACE(testing::describe(c));
+                testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(si), &expected);
+                ++ran;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // Every shape with its two quantization kinds ran at least im2col and indirect per tile.
+  EXPECT_GE(ran, static_cast<int>(shapes.size() * 2 * tiles.size() * 2));
+}
+
+TEST_P(Conv2dIsaTest, DepthwiseMatchesReference) {
+  const Isa isa = GetParam();
+  const std::vector<DwTile> kernels =
+      depthwise_tiles(isa, make_problem(kDepthwiseShapes[0], quant_kinds()[0], 1));
+  if (kernels.empty()) GTEST_SKIP() << "no depthwise kernels for isa " << to_string(isa) << " in this build";
+  for (std::size_t si = 0; si < kDepthwiseShapes.size(); ++si) {
+    for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
+      const Conv2dProblem p = make_problem(kDepthwiseShapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 11 + qi));
+      ASSERT_TRUE(p.depthwise());
+      const testing::ConvData d = testing::make_data(p, static_cast<std::uint32_t>(qi));
+      std::vector<std::uint8_t> expected(testing::output_bytes(p));
+      conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
+      for (const auto& k : kernels) {
+        for (bool fuse : {true, false}) {
+          Conv2dConfig c;
+          c.algo = ConvAlgo::depthwise;
+          c.gemm.isa = isa;
+          c.gemm.fuse_requant = fuse;
+          c.dw_channel_tile = k.channel_tile;
+          c.dw_width_tile = k.width_tile;
+          ASSERT_EQ(conv2d_check_config(p, c), "") << testing::describe(c);
+          SCOPED_TRACE(testing::describe(c));
+          testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi), &expected);
+        }
+      }
+    }
+  }
+}
+
+// Several threads split the work differently; the result must not change.
+TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
+  const Isa isa = GetParam();
+  const Shape general{2, 11, 10, 24, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  const Shape depthwise{2, 11, 10, 24, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24};
+  for (const Shape& s : {general, depthwise}) {
+    const Conv2dProblem p = make_problem(s, quant_kinds()[0], 9);
+    for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::depthwise}) {
+      Conv2dConfig c = conv2d_default_config(p);
+      c.algo = algo;
+      c.gemm.isa = isa;
+      const auto tiles = representative_tiles(isa);
+      if (algo != ConvAlgo::depthwise && !tiles.empty()) {
+        c.gemm.mr = tiles.front().mr;
+        c.gemm.nr = tiles.front().nr;
+        c.gemm.kc = c.gemm.mc = c.gemm.nc = 0;
+        c.gemm.pack_a = true;
+      }
+      if (algo == ConvAlgo::depthwise) {
+        const auto dw = depthwise_tiles(isa, p);
+        if (dw.empty()) continue;
+        c.dw_channel_tile = dw.back().channel_tile;
+        c.dw_width_tile = dw.back().width_tile;
+      }
+      for (int threads : {2, 3}) {
+        c.gemm.threads = threads;
+        if (!conv2d_check_config(p, c).empty()) continue;
+        SCOPED_TRACE(testing::describe(c));
+        testing::expect_matches_reference(p, c, 9);
+      }
+    }
+  }
+}
+
+// The default configuration runs every shape of the sweep correctly.
+TEST(Conv2dDefault, MatchesReferenceOnTheSweep) {
+  std::vector<Shape> shapes = kGeneralShapes;
+  shapes.insert(shapes.end(), kDepthwiseShapes.begin(), kDepthwiseShapes.end());
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    const Conv2dProblem p = make_problem(shapes[si], quant_kinds()[si % quant_kinds().size()], static_cast<std::uint32_t>(si));
+    const Conv2dConfig c = conv2d_default_config(p);
+    ASSERT_EQ(conv2d_check_config(p, c), "") << testing::describe(p);
+    testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(si));
+  }
+}
+
+// A prepared operator is reusable and thread-safe: two calls (also concurrent) give the same output.
+TEST(Conv2dOp, RepeatedAndConcurrentRunsAgree) {
+  const Conv2dProblem p = make_problem({1, 9, 9, 16, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, quant_kinds()[1], 2);
+  for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect}) {
+    Conv2dConfig c = conv2d_default_config(p);
+    c.algo = algo;
+    c.gemm.pack_a = true;
+    const testing::ConvData d = testing::make_data(p, 1);
+    const Conv2dOp op = Conv2dOp::prepare(p, c, d.weights.data(), d.bias.data());
+    std::vector<std::uint8_t> a(testing::output_bytes(p)), b(a.size()), e(a.size());
+    conv2d_reference(p, d.input.data(), d.weights.data(), d.bias.data(), e.data());
+    std::thread t([&] { op.run(d.input.data(), a.data()); });
+    op.run(d.input.data(), b.data());
+    t.join();
+    EXPECT_EQ(a, e) << to_string(algo);
+    EXPECT_EQ(b, e) << to_string(algo);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllIsas, Conv2dIsaTest, ::testing::ValuesIn(compiled_isas()),
+                         [](const ::testing::TestParamInfo<Isa>& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace qtune

@@ -1,0 +1,200 @@
+// The GEMM driver around every microkernel: KC/MC/NC blocking values that split the problem,
+// 1 and 2 threads (split over M and over N), strided A and C with canaries, repeated runs (scratch
+// reuse), K = 4096, concurrent run() calls on one operator, and A given as an indirection table
+// (the convolution path) - all bit-exact with gemm_reference.
+#include <thread>
+#include <vector>
+
+#include "kernels/gemm_tester.h"
+#include "kernels/src/gemm_driver.h"
+
+namespace qtune::testing {
+namespace {
+
+// The families this sweep covers: scalar, x86, and on aarch64 builds the Arm families.
+bool in_shared_sweep(Isa isa) {
+  return isa == Isa::scalar || isa == Isa::avx2 || isa == Isa::avxvnni || isa == Isa::avx512vnni ||
+         isa == Isa::neon || isa == Isa::dotprod || isa == Isa::i8mm;
+}
+
+struct BlockingParam {
+  GemmMicrokernelInfo uk;
+  bool pack_a;
+};
+
+std::vector<BlockingParam> blocking_params() {
+  std::vector<BlockingParam> out;
+  for (const auto& uk : compiled_microkernels()) {
+    if (!in_shared_sweep(uk.isa)) continue;
+    out.push_back({uk, true});
+    if (microkernel_reads_a_in_place(uk)) out.push_back({uk, false});
+  }
+  return out;
+}
+
+std::string blocking_name(const ::testing::TestParamInfo<BlockingParam>& info) {
+  return tile_id(info.param.uk) + (info.param.pack_a ? "_packA" : "_inPlaceA");
+}
+
+class GemmBlocking : public ::testing::TestWithParam<BlockingParam> {};
+
+TEST_P(GemmBlocking, BlockingThreadsAndStridesAreBitExact) {
+  const auto& [uk, pack_a] = GetParam();
+  QTUNE_SKIP_UNLESS_USABLE(uk.isa);
+  struct Blocking {
+    int kc, mc, nc, threads;
+  };
+  const int kr = uk.kr, mr = uk.mr, nr = uk.nr;
+  const Blocking blockings[] = {
+      {kr, 0, 0, 1},              // one k group per block: every block boundary
+      {3 * kr, mr, nr, 1},        // every dimension split, odd K blocks
+      {5 * kr, 2 * mr, 0, 2},     // two threads over M blocks
+      {0, 0, nr, 2},              // two threads over N blocks
+      {4 * kr, 0, 2 * nr, 2},     // K and N blocking, two threads
+  };
+  std::uint64_t seed = 7;
+  for (const Blocking& b : blockings) {
+    GemmConfig config = config_for(uk, pack_a, true);
+    config.kc = b.kc;
+    config.mc = b.mc;
+    config.nc = b.nc;
+    config.threads = b.threads;
+    for (DType out_type : {DType::s32, DType::s8, DType::u8}) {
+      for (bool fuse : {true, false}) {
+        if (out_type == DType::s32 && !fuse) continue;
+        config.fuse_requant = fuse;
+        GemmCase t;
+        t.m = 3 * mr + 2;
+        t.n = 3 * nr + 1;
+        t.k = 50;
+        t.a_type = (seed & 1) ? DType::s8 : DType::u8;
+        t.out_type = out_type;
+        t.b_zero_points = ZeroPoints::per_channel;
+        t.mode = kAllRoundingModes[seed % kAllRoundingModes.size()];
+        t.lda_pad = 5;
+        t.ldc_pad = 3;
+        t.seed = seed++;
+        expect_gemm_matches_reference(t, config, /*runs=*/2);
+      }
+    }
+    if (HasFailure()) return;
+  }
+}
+
+TEST_P(GemmBlocking, SmallMSplitsOverNWithTwoThreads) {
+  const auto& [uk, pack_a] = GetParam();
+  QTUNE_SKIP_UNLESS_USABLE(uk.isa);
+  GemmConfig config = config_for(uk, pack_a, true);
+  config.threads = 2;
+  GemmCase t;
+  t.m = 1;
+  t.n = 4 * uk.nr + 3;
+  t.k = 33;
+  t.out_type = DType::u8;
+  t.b_zero_points = ZeroPoints::per_tensor;
+  expect_gemm_matches_reference(t, config);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMicrokernels, GemmBlocking, ::testing::ValuesIn(blocking_params()), blocking_name);
+
+// K = 4096 (long accumulation, wrapping-free range but big sums) on the largest tile of each ISA.
+TEST(GemmLongK, K4096IsBitExact) {
+  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx512vnni}) {
+    const GemmMicrokernelInfo* largest = nullptr;
+    for (const auto& uk : gemm_microkernels()) {
+      if (uk.isa == isa && (!largest || uk.mr * uk.nr > largest->mr * largest->nr)) largest = &uk;
+    }
+    if (largest == nullptr || !cpu_features().usable(isa)) continue;
+    for (int kc : {0, 1024}) {
+      GemmConfig config = config_for(*largest, true, true);
+      config.kc = kc;
+      GemmCase t;
+      t.m = largest->mr + 3;
+      t.n = largest->nr + 5;
+      t.k = 4096;
+      t.a_type = DType::s8;
+      t.out_type = kc == 0 ? DType::s32 : DType::s8;
+      t.b_zero_points = ZeroPoints::per_channel;
+      expect_gemm_matches_reference(t, config);
+    }
+  }
+}
+
+// Concurrent run() calls on one operator (each with two pool threads) give the reference result.
+TEST(GemmThreadSafety, ConcurrentRunsOnOneOp) {
+  GemmCase t;
+  t.m = 67;
+  t.n = 45;
+  t.k = 91;
+  t.out_type = DType::s8;
+  const GemmData d = make_gemm_data(t);
+  GemmConfig config = gemm_default_config(d.problem);
+  config.threads = 2;
+  config.mc = config.mr * 2;
+  const GemmOp op = GemmOp::prepare(d.problem, config, d.b.data(), d.ldb, d.bias.data());
+  std::vector<std::uint8_t> expected(static_cast<std::size_t>(t.m * t.n));
+  gemm_reference(d.problem, d.a.data(), d.lda, d.b.data(), d.ldb, d.bias.data(), expected.data(), d.ldc);
+  std::vector<std::vector<std::uint8_t>> results(4, std::vector<std::uint8_t>(expected.size()));
+  std::vector<std::thread> callers;
+  for (auto& r : results) {
+    callers.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) op.run(d.a.data(), d.lda, r.data(), d.ldc);
+    });
+  }
+  for (auto& c : callers) c.join();
+  for (const auto& r : results) EXPECT_EQ(r, expected);
+}
+
+// A given as an indirection table, as the convolution drives the engine: ks segments of `channels`
+// bytes per row, some pointing at the shared zero-point row (never offset), the others offset by
+// a_offset (a group's channels).
+TEST(GemmIndirect, IndirectionTableMatchesDenseReference) {
+  constexpr std::size_t ks = 3, channels = 7, a_offset = 5, rows = 29, pixels = 40, row_stride = 16;
+  for (const auto& uk : gemm_microkernels()) {
+    if (!in_shared_sweep(uk.isa) || !cpu_features().usable(uk.isa)) continue;
+    SCOPED_TRACE(uk.name);
+    GemmCase t;
+    t.m = rows;
+    t.n = uk.nr + 3;
+    t.k = static_cast<std::int64_t>(ks * channels);
+    t.a_type = DType::s8;
+    t.out_type = DType::u8;
+    t.b_zero_points = ZeroPoints::per_channel;
+    GemmData d = make_gemm_data(t);
+    std::mt19937 rng(3);
+    std::vector<std::uint8_t> input(pixels * row_stride);
+    for (auto& v : input) v = static_cast<std::uint8_t>(rng());
+    const std::vector<std::uint8_t> zero(a_offset + channels, static_cast<std::uint8_t>(d.problem.a_zero_point));
+    std::vector<const void*> table(rows * ks);
+    std::vector<std::uint8_t> dense(rows * ks * channels);
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t s = 0; s < ks; ++s) {
+        const bool padding = rng() % 4 == 0;
+        const std::uint8_t* src = padding ? zero.data() : input.data() + (rng() % pixels) * row_stride;
+        table[r * ks + s] = src;
+        std::memcpy(&dense[(r * ks + s) * channels], padding ? src : src + a_offset, channels);
+      }
+    }
+    GemmConfig config = config_for(uk, true, true);
+    config.kc = uk.kr * 2;  // K blocks that cut through segments
+    config.threads = 2;
+    detail::GemmEngine engine(d.problem, config, d.b.data(), d.ldb, d.bias.data());
+    std::vector<std::uint8_t> expected(rows * static_cast<std::size_t>(t.n)), got(expected.size());
+    gemm_reference(d.problem, dense.data(), ks * channels, d.b.data(), d.ldb, d.bias.data(), expected.data(), d.ldc);
+    engine.run(detail::GemmASource::indirect(table.data(), ks, channels, a_offset, zero.data()), got.data(), d.ldc);
+    EXPECT_EQ(got, expected);
+
+    if (microkernel_reads_a_in_place(uk)) {
+      GemmConfig in_place = config;
+      in_place.pack_a = false;
+      EXPECT_NE(detail::GemmEngine::check_indirect(in_place), "");
+      detail::GemmEngine engine2(d.problem, in_place, d.b.data(), d.ldb, d.bias.data());
+      EXPECT_THROW(engine2.run(detail::GemmASource::indirect(table.data(), ks, channels, a_offset, zero.data()),
+                               got.data(), d.ldc),
+                   std::invalid_argument);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qtune::testing

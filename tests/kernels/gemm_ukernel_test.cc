@@ -1,0 +1,160 @@
+// Every compiled scalar/x86/Arm GEMM microkernel through the one tester (gemm_tester.h), bit-exact with
+// gemm_reference:
+//   GemmShapes:   the full shape sweep per microkernel x pack_a (M, N, K around the tile and primes,
+//                 K not a multiple of the k group) with s32 output and non-zero zero points on both
+//                 sides, for u8 and s8 activations.
+//   GemmVariants: microkernel x fused/separate x out type x activation type x pack_a, each over the
+//                 quantization sweep (every RoundingMode, per-tensor/per-channel requant, zero and
+//                 non-zero activation zero points, zero/per-tensor/per-channel weight zero points,
+//                 narrow clamps, no bias / wrapping bias) on two ragged shapes.
+// Variants this CPU cannot run are skipped with the ISA's name.
+#include <string>
+#include <vector>
+
+#include "kernels/gemm_tester.h"
+
+namespace qtune::testing {
+namespace {
+
+// The families this sweep covers: scalar, x86, and on aarch64 builds the Arm families.
+bool in_shared_sweep(Isa isa) {
+  return isa == Isa::scalar || isa == Isa::avx2 || isa == Isa::avxvnni || isa == Isa::avx512vnni ||
+         isa == Isa::neon || isa == Isa::dotprod || isa == Isa::i8mm;
+}
+
+// ---- shape sweep ---------------------------------------------------------------------------------
+
+struct ShapeParam {
+  GemmMicrokernelInfo uk;
+  bool pack_a;
+};
+
+std::vector<ShapeParam> shape_params() {
+  std::vector<ShapeParam> out;
+  for (const auto& uk : compiled_microkernels()) {
+    if (!in_shared_sweep(uk.isa)) continue;
+    out.push_back({uk, true});
+    if (microkernel_reads_a_in_place(uk)) out.push_back({uk, false});
+  }
+  return out;
+}
+
+class GemmShapes : public ::testing::TestWithParam<ShapeParam> {};
+
+TEST_P(GemmShapes, BitExactOverShapeSweep) {
+  const auto& [uk, pack_a] = GetParam();
+  QTUNE_SKIP_UNLESS_USABLE(uk.isa);
+  const GemmConfig config = config_for(uk, pack_a, true);
+  const std::vector<std::int64_t> ms = {1, uk.mr - 1, uk.mr, uk.mr + 1, 2 * uk.mr + 3};
+  const std::vector<std::int64_t> ns = {1, uk.nr - 1, uk.nr, uk.nr + 1, 2 * uk.nr + 5};
+  const std::vector<std::int64_t> ks = {1, 2, 3, 4, 5, 7, 16, 31, 67};
+  std::uint64_t seed = 1;
+  for (DType a_type : {DType::u8, DType::s8}) {
+    for (std::int64_t m : ms) {
+      for (std::int64_t n : ns) {
+        for (std::int64_t k : ks) {
+          if (m < 1 || n < 1) continue;
+          GemmCase t;
+          t.m = m;
+          t.n = n;
+          t.k = k;
+          t.a_type = a_type;
+          t.out_type = DType::s32;
+          t.b_zero_points = ZeroPoints::per_channel;
+          t.seed = seed++;
+          expect_gemm_matches_reference(t, config);
+          if (HasFailure()) return;  // one broken variant, one report
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMicrokernels, GemmShapes, ::testing::ValuesIn(shape_params()),
+                         [](const ::testing::TestParamInfo<ShapeParam>& info) {
+                           return tile_id(info.param.uk) + (info.param.pack_a ? "_packA" : "_inPlaceA");
+                         });
+
+// ---- variant x quantization sweep ----------------------------------------------------------------
+
+struct VariantParam {
+  GemmMicrokernelInfo uk;
+  bool pack_a;
+  bool fuse;
+  DType out_type;
+  DType a_type;
+};
+
+std::vector<VariantParam> variant_params() {
+  std::vector<VariantParam> out;
+  for (const auto& uk : compiled_microkernels()) {
+    if (!in_shared_sweep(uk.isa)) continue;
+    for (bool pack_a : {true, false}) {
+      if (!pack_a && !microkernel_reads_a_in_place(uk)) continue;
+      for (bool fuse : {true, false}) {
+        for (DType out_type : {DType::s32, DType::u8, DType::s8}) {
+          if (out_type == DType::s32 && !fuse) continue;  // fuse has no meaning without requantization
+          for (DType a_type : {DType::u8, DType::s8}) out.push_back({uk, pack_a, fuse, out_type, a_type});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+class GemmVariants : public ::testing::TestWithParam<VariantParam> {};
+
+TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
+  const VariantParam& v = GetParam();
+  QTUNE_SKIP_UNLESS_USABLE(v.uk.isa);
+  const GemmConfig config = config_for(v.uk, v.pack_a, v.fuse);
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape shapes[] = {{2 * v.uk.mr + 1, 2 * v.uk.nr + 3, 37}, {v.uk.mr - 1 > 0 ? v.uk.mr - 1 : 1, v.uk.nr + 1, 130}};
+  std::uint64_t seed = 100;
+  for (const Shape& s : shapes) {
+    for (ZeroPoints zb : {ZeroPoints::zero, ZeroPoints::per_tensor, ZeroPoints::per_channel}) {
+      for (bool za : {false, true}) {
+        GemmCase t;
+        t.m = s.m;
+        t.n = s.n;
+        t.k = s.k;
+        t.a_type = v.a_type;
+        t.out_type = v.out_type;
+        t.a_zero_point_nonzero = za;
+        t.b_zero_points = zb;
+        if (v.out_type == DType::s32) {
+          for (int bias = 0; bias < 3; ++bias) {  // none, moderate, whole int32 range (wrapping)
+            t.has_bias = bias != 0;
+            t.wide_bias = bias == 2;
+            t.seed = seed++;
+            expect_gemm_matches_reference(t, config);
+          }
+          continue;
+        }
+        for (RoundingMode mode : kAllRoundingModes) {
+          for (bool per_channel : {false, true}) {
+            t.mode = mode;
+            t.per_channel_requant = per_channel;
+            t.narrow_clamp = (seed % 3) == 0;
+            t.has_bias = (seed % 5) != 0;
+            t.seed = seed++;
+            expect_gemm_matches_reference(t, config);
+          }
+        }
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, GemmVariants, ::testing::ValuesIn(variant_params()),
+                         [](const ::testing::TestParamInfo<VariantParam>& info) {
+                           const VariantParam& v = info.param;
+                           return tile_id(v.uk) + (v.pack_a ? "_packA" : "_inPlaceA") + (v.fuse ? "_fused" : "_separate") +
+                                  "_out" + std::string(to_string(v.out_type)) + "_a" + std::string(to_string(v.a_type));
+                         });
+
+}  // namespace
+}  // namespace qtune::testing

@@ -1,0 +1,170 @@
+// Every standalone requantization variant (ISA x unroll) equals the scalar reference on the same
+// inputs: every mode, per-tensor and per-channel, u8 and s8, extreme parameters, ragged and
+// strided shapes. Variants the CPU cannot run are skipped with the ISA named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/kernels/requantize.h"
+
+namespace qtune {
+namespace {
+
+struct Shape {
+  std::size_t rows, cols, acc_stride, out_stride;
+};
+
+// Lengths 0, 1, 15, 17 (ragged around 8- and 16-lane vectors), strided multi-row matrices.
+const Shape kShapes[] = {{1, 0, 0, 0},   {0, 5, 5, 5},     {1, 1, 1, 1},     {1, 15, 15, 15},
+                         {1, 17, 17, 17}, {3, 17, 20, 19}, {5, 37, 40, 41},  {2, 64, 64, 70},
+                         {4, 71, 71, 71}};
+const Shape kLargeShape = {1, 1000003, 1000003, 1000003};
+
+// Accumulators that hit every path: full-range values, small values (unclamped results), exact
+// ties of power-of-two scales, and the int32 limits.
+std::vector<std::int32_t> make_acc(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::int32_t> acc(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t bits = rng();
+    switch (bits % 8) {
+      case 0: acc[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits >> 8)); break;
+      case 1: acc[i] = (bits >> 32) & 1 ? INT32_MIN : INT32_MAX; break;
+      case 2: acc[i] = static_cast<std::int32_t>((bits >> 8) % 64) - 32; break;  // ties at scales 2^-k
+      case 3: acc[i] = static_cast<std::int32_t>(((bits >> 8) % 33) - 16) << ((bits >> 40) % 31); break;
+      default: {
+        const int width = static_cast<int>((bits >> 8) % 24);
+        acc[i] = static_cast<std::int32_t>((bits >> 32) % (std::uint64_t{1} << width)) * ((bits >> 63) ? -1 : 1);
+      }
+    }
+  }
+  return acc;
+}
+
+struct Case {
+  std::string name;
+  RequantParams params;
+};
+
+// Scales for per-channel lists: extremes mixed with ordinary ones, so neighbouring lanes differ.
+const double kChannelScales[] = {1e-3,   0.25,  0.5,   1.0,   3.0,     1e-9,    0.0,     1e-12,
+                                 2.5e-5, 0.7,   1e5,   1e10,  0.03125, 2.3e-10, 1.1e-7,  7e-2,
+                                 6e8,    0.125, 4.6e-10, 2.0, 1e-1};
+
+std::vector<Case> make_cases(RoundingMode mode, DType out) {
+  const std::int32_t tmin = out == DType::u8 ? 0 : -128, tmax = out == DType::u8 ? 255 : 127;
+  const std::int32_t zp_mid = out == DType::u8 ? 128 : 0;
+  std::vector<Case> cases;
+  auto add = [&](std::string name, std::vector<double> scales, std::int32_t zp, std::int32_t qmin, std::int32_t qmax) {
+    cases.push_back({std::move(name), RequantParams::make(mode, std::move(scales), zp, qmin, qmax)});
+  };
+  add("typical", {0.0123}, zp_mid - 3, tmin, tmax);
+  add("quarter_ties", {0.25}, zp_mid, tmin, tmax);
+  add("half_ties", {0.5}, zp_mid + 1, tmin, tmax);
+  add("pow2_-10_ties", {std::ldexp(1.0, -10)}, zp_mid, tmin, tmax);
+  add("tiny_e-31", {std::ldexp(1.0, -32)}, zp_mid, tmin, tmax);
+  add("underflow", {1e-12}, zp_mid, tmin, tmax);
+  add("zero_scale", {0.0}, zp_mid + 5, tmin, tmax);
+  add("one", {1.0}, zp_mid, tmin, tmax);
+  add("huge_clamped", {1e10}, zp_mid, tmin, tmax);
+  add("e30", {std::ldexp(0.9, 30)}, zp_mid, tmin, tmax);
+  add("zp_at_qmin", {0.01}, tmin, tmin, tmax);
+  add("zp_at_qmax", {0.01}, tmax, tmin, tmax);
+  add("zp_outside_bounds", {0.02}, tmin, tmin + 20, tmax - 20);
+  add("qmin_eq_qmax", {0.05}, zp_mid, zp_mid + 7, zp_mid + 7);
+  add("relu6", {0.003}, tmin + 10, tmin + 10, tmin + 10 + 60);
+  std::vector<double> per_channel;
+  for (int c = 0; c < 71; ++c) per_channel.push_back(kChannelScales[c % std::size(kChannelScales)] * (1.0 + c / 128.0));
+  cases.push_back({"per_channel", RequantParams::make(mode, per_channel, zp_mid - 1, tmin, tmax)});
+  cases.push_back({"per_channel_relu6", RequantParams::make(mode, per_channel, tmin + 3, tmin + 3, tmin + 40)});
+  return cases;
+}
+
+// Per-channel params of exactly `cols` channels (cycling through the case's scales).
+RequantParams for_columns(const RequantParams& p, std::size_t cols) {
+  if (!p.per_channel() || cols == 0) return p;  // an empty matrix takes any params
+  std::vector<double> scales(cols);
+  for (std::size_t c = 0; c < cols; ++c) scales[c] = p.scales[c % p.channels()];
+  return RequantParams::make(p.mode, scales, p.output_zero_point, p.qmin, p.qmax);
+}
+
+constexpr std::uint8_t kSentinel = 0xA5;
+
+// Runs `config` and compares every element with requantize_reference(); bytes in the stride gaps
+// must keep the sentinel.
+void check(const RequantizeConfig& config, const RequantParams& params, DType out_type, const Shape& s,
+           const std::vector<std::int32_t>& acc, const std::string& what) {
+  std::vector<std::uint8_t> out(s.rows * s.out_stride + 1, kSentinel);
+  requantize(config, params, out_type, s.rows ? acc.data() : nullptr, s.rows, s.cols, s.acc_stride, out.data(),
+             s.out_stride);
+  for (std::size_t r = 0; r < s.rows; ++r) {
+    for (std::size_t c = 0; c < s.out_stride; ++c) {
+      const std::uint8_t got_byte = out[r * s.out_stride + c];
+      if (c >= s.cols) {
+        ASSERT_EQ(got_byte, kSentinel) << what << ": wrote past column " << s.cols << " in row " << r;
+        continue;
+      }
+      const std::int32_t a = acc[r * s.acc_stride + c];
+      const std::int32_t want = requantize_reference(a, params, c);
+      const std::int32_t got = out_type == DType::u8 ? got_byte : static_cast<std::int8_t>(got_byte);
+      ASSERT_EQ(got, want) << what << ": row " << r << " col " << c << " acc " << a << " scale "
+                           << params.scales[params.per_channel() ? c : 0];
+    }
+  }
+  ASSERT_EQ(out.back(), kSentinel) << what << ": wrote past the end";
+}
+
+class RequantizeVariant : public ::testing::TestWithParam<RequantizeConfig> {};
+
+std::string variant_name(const RequantizeConfig& c) {
+  return std::string(to_string(c.isa)) + "_x" + std::to_string(c.unroll);
+}
+
+TEST_P(RequantizeVariant, EqualsReferenceEverywhere) {
+  const RequantizeConfig config = GetParam();
+  if (!cpu_features().usable(config.isa)) {
+    GTEST_SKIP() << "isa " << to_string(config.isa) << " is not usable on this CPU";
+  }
+  ASSERT_EQ(requantize_check_config(config), "");
+  std::uint64_t seed = 1;
+  for (RoundingMode mode : kAllRoundingModes) {
+    for (DType out_type : {DType::u8, DType::s8}) {
+      for (const Case& k : make_cases(mode, out_type)) {
+        for (const Shape& s : kShapes) {
+          const std::vector<std::int32_t> acc = make_acc(s.rows * s.acc_stride, seed++);
+          const std::string what = variant_name(config) + " " + std::string(to_string(mode)) + " " +
+                                   std::string(to_string(out_type)) + " " + k.name + " " + std::to_string(s.rows) +
+                                   "x" + std::to_string(s.cols);
+          ASSERT_NO_FATAL_FAILURE(check(config, for_columns(k.params, s.cols), out_type, s, acc, what));
+        }
+      }
+    }
+  }
+}
+
+TEST_P(RequantizeVariant, EqualsReferenceOnAMillionElements) {
+  const RequantizeConfig config = GetParam();
+  if (!cpu_features().usable(config.isa)) {
+    GTEST_SKIP() << "isa " << to_string(config.isa) << " is not usable on this CPU";
+  }
+  const std::vector<std::int32_t> acc = make_acc(kLargeShape.cols, 77);
+  for (RoundingMode mode : kAllRoundingModes) {
+    const std::vector<Case> cases = make_cases(mode, DType::s8);
+    for (const Case& k : {cases.front(), cases.back()}) {  // per-tensor and per-channel
+      const std::string what = variant_name(config) + " " + std::string(to_string(mode)) + " " + k.name + " 1000003";
+      ASSERT_NO_FATAL_FAILURE(check(config, for_columns(k.params, kLargeShape.cols), DType::s8, kLargeShape, acc, what));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCompiledIn, RequantizeVariant, ::testing::ValuesIn(requantize_variants()),
+                         [](const auto& info) { return variant_name(info.param); });
+
+}  // namespace
+}  // namespace qtune
