@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,18 @@ struct Knob {
   std::vector<std::string> values;  // the domain, in a meaningful order (small to large)
   std::string help;                 // one line, for `qtune space`
   bool numeric = false;             // values parse as numbers (used as ordinal features)
+
+  // Conditional knob (additive extension): when `depends_on` is set, the knob exists only while
+  // the earlier knob `depends_on` holds one of `when` (conv2d's tile/kc/... only for GEMM-based
+  // algorithms, dw_ctile/dw_wtile only for algo=depthwise). An inactive knob is absent from the
+  // configuration and its key, so equivalent configurations are never tried twice.
+  std::string depends_on{};
+  std::vector<std::string> when{};
+
+  // Optional numeric feature of each value (same length as `values`); by default a numeric
+  // knob's feature is log2(value) and 0 for the value 0. search_space sets log2(K) for "kc=0"
+  // (whole K) so cost models see what 0 stands for.
+  std::vector<double> feature_values{};
 };
 
 // One point of a space: a value for every knob, in the space's knob order.
@@ -53,6 +66,9 @@ class KnobSpace {
 
   const std::string& op() const { return op_; }
   const std::vector<Knob>& knobs() const { return knobs_; }
+  const Knob& knob(const std::string& name) const;  // throws InvalidConfig naming the knob
+  // Whether `knob` applies given the values `config` holds for the knobs before it.
+  bool active(const Knob& knob, const Config& config) const;
 
   // Parses a key (any knob order, whitespace-free "k=v;k=v"); InvalidConfig naming the unknown
   // knob, the missing knob, the bad value (with the allowed ones) or the violated constraint.
@@ -63,7 +79,9 @@ class KnobSpace {
   std::vector<Config> enumerate() const;             // every valid configuration, canonical order
   Config sample(std::mt19937_64& rng) const;         // uniform over valid configurations
   std::vector<Config> neighbours(const Config& config) const;  // valid, exactly one knob changed
-  // Numeric features for cost models: ordinal index/value of each knob, one-hot for categorical.
+  // Numeric features for cost models: log2/ordinal value of each numeric knob, one-hot for
+  // categorical ones, plus log2 of both sides for "AxB" shape values (tile); an inactive knob
+  // contributes zeros. feature_names()[i] names features(c)[i].
   std::vector<double> features(const Config& config) const;
   std::vector<std::string> feature_names() const;
 
@@ -71,6 +89,10 @@ class KnobSpace {
   std::string op_;
   std::vector<Knob> knobs_;
   std::vector<Constraint> constraints_;
+  struct Cache;                    // the valid configurations, enumerated once on demand
+  std::shared_ptr<Cache> cache_;   // shared by copies: knobs and constraints are immutable
+  const std::vector<Config>& valid() const;
+  std::uint64_t raw_size() const;  // product of the domain sizes (an upper bound of size())
 };
 
 }  // namespace qtune

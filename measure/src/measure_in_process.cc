@@ -1,0 +1,50 @@
+// One measurement: make the candidate, check it against the reference, time it.
+#include <chrono>
+
+#include "benchmark_timing.h"
+#include "cpu_pinning.h"
+#include "qtune/measure/candidate.h"
+#include "qtune/measure/measure.h"
+#include "qtune/search_space/target.h"
+
+#include <unistd.h>
+
+namespace qtune {
+
+MeasureResult measure_in_process(const std::string& workload_key, const std::string& config_key,
+                                 const MeasureSettings& settings) {
+  const auto start = std::chrono::steady_clock::now();
+  MeasureResult result;
+  result.workload_key = workload_key;
+  result.config_key = config_key;
+  result.settings = settings;
+  result.timestamp = utc_timestamp();
+  result.worker_pid = static_cast<int>(getpid());
+  static const std::string target_key = current_target().key();
+  result.target_key = target_key;
+  auto fail = [&](ErrorKind kind, const std::string& message) {
+    result.error = kind;
+    result.error_message = message;
+  };
+  try {
+    settings.validate();
+    std::unique_ptr<Candidate> candidate = make_candidate(workload_key, config_key, settings.seed);
+    detail::ScopedCpuPin pin(settings.pin_cpu);
+    std::string mismatch;
+    if (settings.check_correctness) mismatch = candidate->check();
+    if (!mismatch.empty()) {
+      fail(ErrorKind::wrong_answer, mismatch);
+    } else {
+      result.stats = detail::time_with_benchmark([&] { candidate->run(); }, settings);
+      result.gops = result.stats.median > 0 ? candidate->gops() / result.stats.median : 0.0;
+    }
+  } catch (const CandidateError& e) {
+    fail(e.kind, e.what());
+  } catch (const std::exception& e) {
+    fail(ErrorKind::runtime_error, e.what());
+  }
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace qtune

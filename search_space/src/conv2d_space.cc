@@ -1,0 +1,107 @@
+// The conv2d search space: algo;isa;tile;kc;mc;nc;pack_a;fuse;dw_ctile;dw_wtile;threads, where
+// the GEMM knobs exist only for the GEMM-based algorithms and dw_* only for algo=depthwise.
+#include <memory>
+
+#include "gemm_knobs.h"
+#include "qtune/search_space/operator_spaces.h"
+#include "spaces.h"
+
+namespace qtune {
+namespace detail {
+namespace {
+
+const std::vector<std::string> kGemmAlgos = {"im2col", "indirect", "gemm_1x1"};
+
+std::vector<Knob> depthwise_knobs() {
+  Knob ctile{"dw_ctile", {"8", "16", "32", "64"}, "depthwise: channels per vector step", true};
+  Knob wtile{"dw_wtile", {"1", "2", "4"}, "depthwise: output pixels per step", true};
+  for (Knob* k : {&ctile, &wtile}) {
+    k->depends_on = "algo";
+    k->when = {"depthwise"};
+  }
+  return {ctile, wtile};
+}
+
+bool is_depthwise(const Workload& w) { return w.groups == w.in_c && w.groups > 1 && w.out_c % w.in_c == 0; }
+
+bool is_pointwise(const Workload& w) {
+  return w.kernel_h == 1 && w.kernel_w == 1 && w.stride_h == 1 && w.stride_w == 1 && w.pad_top == 0 &&
+         w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0 && w.groups == 1;
+}
+
+}  // namespace
+
+KnobSpace conv2d_full_space() {
+  std::vector<Isa> all(kAllIsas.begin(), kAllIsas.end());
+  std::vector<Knob> knobs{Knob{"algo", {"im2col", "indirect", "gemm_1x1", "depthwise"}, "convolution algorithm", false},
+                          isa_knob(all)};
+  for (Knob& k : gemm_blocking_knobs(all, std::nullopt, "algo", kGemmAlgos)) knobs.push_back(std::move(k));
+  for (Knob& k : depthwise_knobs()) knobs.push_back(std::move(k));
+  knobs.push_back(threads_knob(std::nullopt));
+  return KnobSpace("conv2d", std::move(knobs), {gemm_tile_constraint});
+}
+
+KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
+  auto problem = std::make_shared<const Conv2dProblem>(w.conv2d_problem());
+  const std::vector<Isa> isas = runnable_isas(cpu);
+  // Which algorithms a shape admits is expressed by the algo domain itself.
+  std::vector<Knob> knobs;
+  // The GEMM of one group: M = N*OH*OW, N = C_out/groups, K = KH*KW*C_in/groups.
+  const std::int64_t oh = problem->out_h(), ow = problem->out_w();
+  const GemmShape shape{w.batch * oh * ow, w.out_c / w.groups, w.kernel_h * w.kernel_w * (w.in_c / w.groups),
+                        w.quant.out_type != DType::s32, w.threads};
+  if (is_depthwise(w)) {
+    // A depthwise layer runs the direct kernel only: the GEMM knobs never apply and are left out.
+    knobs.push_back(Knob{"algo", {"depthwise"}, "convolution algorithm", false});
+    knobs.push_back(isa_knob(isas));
+    for (Knob& k : depthwise_knobs()) knobs.push_back(std::move(k));
+  } else {
+    Knob algo{"algo", {"im2col", "indirect"}, "convolution algorithm", false};
+    if (is_pointwise(w)) algo.values.push_back("gemm_1x1");
+    knobs.push_back(std::move(algo));
+    knobs.push_back(isa_knob(isas));
+    for (Knob& k : gemm_blocking_knobs(isas, shape, "algo", kGemmAlgos)) knobs.push_back(std::move(k));
+  }
+  knobs.push_back(threads_knob(shape));
+  auto kernel_check = [problem](const Config& config) -> std::string {
+    const Conv2dConfig c = to_conv2d_config(config);
+    if (!cpu_features().usable(c.gemm.isa)) return "";
+    return conv2d_check_config(*problem, c);
+  };
+  return KnobSpace("conv2d", std::move(knobs), {gemm_tile_constraint, kernel_check});
+}
+
+}  // namespace detail
+
+Conv2dConfig to_conv2d_config(const Config& config) {
+  Conv2dConfig c;
+  auto algo = parse_conv_algo(config.get("algo"));
+  if (!algo) throw InvalidConfig("bad value algo=" + config.get("algo"));
+  c.algo = *algo;
+  auto isa = parse_isa(config.get("isa"));
+  if (!isa) throw InvalidConfig("bad value isa=" + config.get("isa"));
+  if (c.algo == ConvAlgo::depthwise) {
+    c.gemm.isa = *isa;
+    c.gemm.threads = config.get_int("threads");
+    c.dw_channel_tile = config.get_int("dw_ctile");
+    c.dw_width_tile = config.get_int("dw_wtile");
+  } else {
+    c.gemm = detail::read_gemm_knobs(config);
+  }
+  return c;
+}
+
+Config from_conv2d_config(const Conv2dConfig& c) {
+  std::vector<std::pair<std::string, std::string>> a{{"algo", std::string(to_string(c.algo))},
+                                                     {"isa", std::string(to_string(c.gemm.isa))}};
+  if (c.algo == ConvAlgo::depthwise) {
+    a.emplace_back("dw_ctile", std::to_string(c.dw_channel_tile));
+    a.emplace_back("dw_wtile", std::to_string(c.dw_width_tile));
+  } else {
+    for (auto& kv : detail::write_gemm_blocking_knobs(c.gemm)) a.push_back(std::move(kv));
+  }
+  a.emplace_back("threads", std::to_string(c.gemm.threads));
+  return Config(std::move(a));
+}
+
+}  // namespace qtune

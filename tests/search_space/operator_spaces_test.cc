@@ -1,0 +1,217 @@
+// The gemm and conv2d spaces on this CPU: every point round-trips through its key, through the
+// full (any-machine) space and through the kernels' config structs, and only runnable,
+// non-redundant points are offered.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/search_space/operator_spaces.h"
+
+namespace qtune {
+namespace {
+
+Workload gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType out = DType::s8, int threads = 1) {
+  Workload w;
+  w.op = OpKind::gemm;
+  w.m = m;
+  w.n = n;
+  w.k = k;
+  w.quant.out_type = out;
+  w.threads = threads;
+  return w;
+}
+
+Workload conv(std::int64_t h, std::int64_t c, std::int64_t oc, std::int64_t kernel, std::int64_t pad,
+              std::int64_t groups = 1, std::int64_t stride = 1) {
+  Workload w;
+  w.op = OpKind::conv2d;
+  w.in_h = w.in_w = h;
+  w.in_c = c;
+  w.out_c = oc;
+  w.kernel_h = w.kernel_w = kernel;
+  w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = pad;
+  w.groups = groups;
+  w.stride_h = w.stride_w = stride;
+  w.quant.a_type = DType::s8;
+  return w;
+}
+
+struct GemmDims {
+  std::int64_t m, n, k;
+};
+
+GemmDims dims_of(const Workload& w) {
+  if (w.op == OpKind::gemm) return {w.m, w.n, w.k};
+  const Conv2dProblem p = w.conv2d_problem();
+  return {p.batch * p.out_h() * p.out_w(), p.out_c / p.groups, p.kernel_h * p.kernel_w * (p.in_c / p.groups)};
+}
+
+bool tile_compiled(Isa isa, int mr, int nr) {
+  const auto& all = gemm_microkernels();
+  return std::any_of(all.begin(), all.end(), [&](const auto& i) { return i.isa == isa && i.mr == mr && i.nr == nr; });
+}
+
+class EverySpacePoint : public ::testing::TestWithParam<Workload> {};
+
+TEST_P(EverySpacePoint, RoundTripsAndIsRunnableAndNotRedundant) {
+  const Workload w = GetParam();
+  const CpuFeatures& cpu = cpu_features();
+  const KnobSpace space = space_for(w, cpu);
+  const KnobSpace full = full_space(w.op);
+  const auto points = space.enumerate();
+  ASSERT_FALSE(points.empty()) << w.key();
+  EXPECT_EQ(space.size(), points.size());
+  const GemmDims d = dims_of(w);
+  const GemmProblem gemm_problem = w.op == OpKind::gemm ? w.gemm_problem() : GemmProblem{};
+  const Conv2dProblem conv_problem = w.op == OpKind::conv2d ? w.conv2d_problem() : Conv2dProblem{};
+  std::set<std::string> keys;
+  for (const Config& c : points) {
+    ASSERT_TRUE(keys.insert(c.key()).second) << "duplicate " << c.key();
+    // Key -> parse -> key, in this space and in the any-machine space.
+    ASSERT_EQ(space.parse(c.key()), c);
+    ASSERT_EQ(full.parse(c.key()), c) << c.key();
+    ASSERT_EQ(space.check(c), "");
+    GemmConfig g;
+    if (w.op == OpKind::gemm) {
+      g = to_gemm_config(c);
+      ASSERT_EQ(from_gemm_config(g).key(), c.key());
+      ASSERT_EQ(gemm_check_config(gemm_problem, g), "") << c.key();
+    } else {
+      const Conv2dConfig cc = to_conv2d_config(c);
+      ASSERT_EQ(from_conv2d_config(cc).key(), c.key());
+      ASSERT_EQ(conv2d_check_config(conv_problem, cc), "") << c.key();
+      g = cc.gemm;
+      if (cc.algo == ConvAlgo::depthwise) {
+        ASSERT_TRUE(cpu.usable(g.isa));
+        continue;
+      }
+    }
+    ASSERT_TRUE(cpu.usable(g.isa)) << c.key();
+    ASSERT_TRUE(tile_compiled(g.isa, g.mr, g.nr)) << c.key();
+    // A block as large as the dimension would repeat the whole-dimension (0) configuration.
+    ASSERT_TRUE(g.kc == 0 || g.kc < d.k) << c.key();
+    ASSERT_TRUE(g.mc == 0 || g.mc < d.m) << c.key();
+    ASSERT_TRUE(g.nc == 0 || g.nc < d.n) << c.key();
+    ASSERT_GE(g.threads, 1);
+    ASSERT_LE(g.threads, w.threads);
+    if (w.quant.out_type == DType::s32) {
+      ASSERT_TRUE(g.fuse_requant);
+    }
+  }
+  const Config def = default_config(w, cpu);
+  EXPECT_EQ(space.check(def), "") << def.key();
+  if (w.op == OpKind::gemm) {
+    // Snapping into the space keeps the kernels' choice of variant (isa and tile) when the space
+    // has it, and only adjusts blocking.
+    const GemmConfig kernel_default = gemm_default_config(gemm_problem);
+    const std::string tile = std::to_string(kernel_default.mr) + "x" + std::to_string(kernel_default.nr);
+    const bool offered = std::any_of(points.begin(), points.end(), [&](const Config& c) {
+      return c.get("isa") == to_string(kernel_default.isa) && c.get("tile") == tile;
+    });
+    if (offered) {
+      EXPECT_EQ(def.get("isa"), to_string(kernel_default.isa)) << def.key();
+      EXPECT_EQ(def.get("tile"), tile) << def.key();
+    }
+  }
+  // Features are defined for every point and sized like their names.
+  EXPECT_EQ(space.features(points.front()).size(), space.feature_names().size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, EverySpacePoint,
+                         ::testing::Values(gemm(256, 256, 256, DType::s8, 2), gemm(50, 40, 24, DType::s32),
+                                           gemm(1, 1000, 1280), gemm(784, 128, 1152, DType::u8),
+                                           conv(56, 24, 144, 1, 0), conv(28, 128, 128, 3, 1),
+                                           conv(56, 144, 144, 3, 1, 144), conv(17, 32, 64, 3, 0, 2, 2)));
+
+TEST(GemmSpace, KnobOrderAndDomainsFollowTheShape) {
+  const KnobSpace s = space_for(gemm(100, 300, 200), cpu_features());
+  std::vector<std::string> names;
+  for (const Knob& k : s.knobs()) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"isa", "tile", "kc", "mc", "nc", "pack_a", "fuse", "threads"}));
+  EXPECT_EQ(s.knob("kc").values, (std::vector<std::string>{"0", "64", "128"}));
+  EXPECT_EQ(s.knob("mc").values, (std::vector<std::string>{"0", "64"}));
+  EXPECT_EQ(s.knob("nc").values, (std::vector<std::string>{"0", "128", "256"}));
+  EXPECT_EQ(s.knob("threads").values, (std::vector<std::string>{"1"}));
+  for (const auto& isa : s.knob("isa").values) EXPECT_TRUE(cpu_features().usable(*parse_isa(isa))) << isa;
+  EXPECT_EQ(space_for(gemm(10, 10, 10, DType::s32), cpu_features()).knob("fuse").values,
+            (std::vector<std::string>{"1"}));
+}
+
+TEST(GemmSpace, ForeignIsaIsAValidKeyButNotRunnableHere) {
+  // An avx512vnni key from another machine parses in the full space; on a CPU without it the
+  // concrete space rejects the isa value with the allowed list.
+  const KnobSpace full = full_space(OpKind::gemm);
+  std::string foreign;
+  for (const auto& info : gemm_microkernels()) {
+    if (!cpu_features().usable(info.isa)) {
+      foreign = "isa=" + std::string(to_string(info.isa)) + ";tile=" + std::to_string(info.mr) + "x" +
+                std::to_string(info.nr) + ";kc=0;mc=0;nc=0;pack_a=1;fuse=1;threads=1";
+      break;
+    }
+  }
+  if (foreign.empty()) GTEST_SKIP() << "every compiled GEMM isa is usable on this CPU";
+  EXPECT_NO_THROW(full.parse(foreign)) << foreign;
+  try {
+    space_for(gemm(64, 64, 64), cpu_features()).parse(foreign);
+    FAIL() << "accepted " << foreign;
+  } catch (const InvalidConfig& e) {
+    EXPECT_NE(std::string(e.what()).find("allowed:"), std::string::npos) << e.what();
+  }
+  // Arm keys validate on x86 builds too (the family is not compiled here: tile grid only).
+  EXPECT_NO_THROW(full.parse("isa=dotprod;tile=8x8;kc=256;mc=0;nc=0;pack_a=1;fuse=1;threads=4"));
+}
+
+TEST(GemmSpace, TileMustExistForTheIsa) {
+  const KnobSpace full = full_space(OpKind::gemm);
+  try {
+    full.parse("isa=scalar;tile=7x64;kc=0;mc=0;nc=0;pack_a=1;fuse=1;threads=1");
+    FAIL();
+  } catch (const InvalidConfig& e) {
+    EXPECT_NE(std::string(e.what()).find("no 7x64 tile for scalar"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Conv2dSpace, AlgorithmsFollowTheLayer) {
+  const auto algos = [](const Workload& w) { return space_for(w, cpu_features()).knob("algo").values; };
+  EXPECT_EQ(algos(conv(56, 24, 144, 1, 0)), (std::vector<std::string>{"im2col", "indirect", "gemm_1x1"}));
+  EXPECT_EQ(algos(conv(28, 128, 128, 3, 1)), (std::vector<std::string>{"im2col", "indirect"}));
+  EXPECT_EQ(algos(conv(56, 144, 144, 3, 1, 144)), (std::vector<std::string>{"depthwise"}));
+  // Depthwise configurations carry their own knobs only.
+  const KnobSpace dw = space_for(conv(56, 144, 144, 3, 1, 144), cpu_features());
+  std::vector<std::string> names;
+  for (const Knob& k : dw.knobs()) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"algo", "isa", "dw_ctile", "dw_wtile", "threads"}));
+  // The full space rejects GEMM knobs on a depthwise configuration.
+  EXPECT_THROW(full_space(OpKind::conv2d).parse("algo=depthwise;isa=scalar;tile=4x4;dw_ctile=16;dw_wtile=1;threads=1"),
+               InvalidConfig);
+  EXPECT_NO_THROW(full_space(OpKind::conv2d).parse("algo=depthwise;isa=scalar;dw_ctile=16;dw_wtile=1;threads=1"));
+}
+
+TEST(Conv2dSpace, SamplesAreValidAndCoverTheSpace) {
+  const KnobSpace s = space_for(conv(28, 128, 128, 3, 1), cpu_features());
+  std::mt19937_64 rng(11);
+  std::set<std::string> seen;
+  for (int i = 0; i < 2000; ++i) {
+    const Config c = s.sample(rng);
+    ASSERT_EQ(s.check(c), "");
+    seen.insert(c.key());
+    if (i < 100) {
+      for (const Config& n : s.neighbours(c)) ASSERT_EQ(s.check(n), "");
+    }
+  }
+  // Every knob value that occurs in some valid point is drawn at some time.
+  std::set<std::string> values_valid, values_seen;
+  for (const Config& c : s.enumerate())
+    for (const auto& [k, v] : c.assignments()) values_valid.insert(k + "=" + v);
+  for (const std::string& key : seen) {
+    const Config c = s.parse(key);
+    for (const auto& [k, v] : c.assignments()) values_seen.insert(k + "=" + v);
+  }
+  EXPECT_EQ(values_seen, values_valid);
+  EXPECT_GT(seen.size(), s.size() / 2);
+}
+
+}  // namespace
+}  // namespace qtune
