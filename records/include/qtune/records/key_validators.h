@@ -1,0 +1,27 @@
+// How records checks keys without knowing kernels: the caller (the CLI, from search_space)
+// injects validators. Each throws an exception whose what() says why the key is bad. Empty
+// validators accept any non-empty key.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "qtune/records/measurement.h"
+
+namespace qtune::records {
+
+struct KeyValidators {
+  // Checks a workload key and describes it (op, gops, description).
+  std::function<WorkloadSummary(const std::string& key)> workload;
+  // Checks a target key.
+  std::function<void(const std::string& key)> target;
+  // Checks a configuration key for a (valid) workload: knobs and values of the workload's op.
+  std::function<void(const std::string& workload_key, const std::string& config_key)> config;
+};
+
+// The summary records can give without validators: op = text before ':' of the key.
+WorkloadSummary default_workload_summary(const std::string& key);
+// arch / cpu taken from the key's "arch=" / "cpu=" fields (';'-separated), when present.
+TargetSummary default_target_summary(const std::string& key);
+
+}  // namespace qtune::records

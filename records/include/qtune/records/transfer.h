@@ -1,0 +1,34 @@
+// Moving results between databases and logs: import (one transaction, idempotent), export of the
+// best configurations or of every measurement, and merge of databases from several devices.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qtune/records/log_format.h"
+#include "qtune/records/tuning_db.h"
+
+namespace qtune::records {
+
+struct ImportReport {
+  TransferCounts counts;
+  std::size_t lines_read = 0;               // valid lines over all files
+  std::vector<LogProblem> skipped;          // problems of the lines left out (skip_invalid)
+  std::size_t skipped_lines = 0;
+};
+
+// Reads every file first; if any line is invalid and !skip_invalid, throws LogError listing every
+// problem and adds nothing. Otherwise all valid lines land in one transaction.
+ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, const KeyValidators& validators,
+                         bool skip_invalid);
+
+enum class ExportSelection { best, all };
+
+// Writes one line per best (workload, target), or one per measurement, optionally for one target.
+// Returns the number of lines written.
+std::size_t export_log(const TuningDb& db, std::ostream& out, ExportSelection selection,
+                       const std::optional<std::string>& target_key);
+
+}  // namespace qtune::records

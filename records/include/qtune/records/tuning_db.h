@@ -1,0 +1,104 @@
+// The tuning database: one SQLite file per project/device holding every measurement ever made
+// (errors included), the sessions that made them, and the queries the tuner, the runtime, the
+// reports and CI need.
+//
+// Durability and concurrency: WAL journal, synchronous=FULL, and each add_measurement() is its own
+// transaction, so a kill -9 loses at most the measurement in flight. Several processes may write
+// the same file at once (busy timeout plus retries). One TuningDb must not be used by two threads
+// at the same time; open one per thread instead.
+//
+// Opening never modifies a file that is not a qtune database of this or an older schema version:
+// it is checked read-only first (identity, version, integrity) and new databases are built in a
+// temporary file and linked into place atomically.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qtune/records/errors.h"
+#include "qtune/records/key_validators.h"
+#include "qtune/records/measurement.h"
+
+namespace qtune::records {
+
+enum class OpenMode {
+  create,     // open an existing qtune database or create a new file; migrates older versions
+  existing,   // the file must already be a qtune database; migrates older versions
+  read_only,  // never writes; an older schema version is an error (open writable to migrate)
+};
+
+// Counts of an import or merge: rows that landed and rows that were already there.
+struct TransferCounts {
+  std::int64_t added = 0;
+  std::int64_t already_present = 0;
+  std::int64_t sessions_added = 0;  // merges only
+};
+
+class TuningDb {
+ public:
+  static constexpr int kSchemaVersion = 2;  // = schema::latest_version()
+
+  static TuningDb open(const std::string& path, OpenMode mode);
+
+  TuningDb(TuningDb&&) noexcept;
+  TuningDb& operator=(TuningDb&&) noexcept;
+  ~TuningDb();
+
+  const std::string& path() const;
+  bool read_only() const;
+  int schema_version() const;
+
+  // Validators used by add_measurement to check keys and to describe new workloads/targets.
+  void set_validators(KeyValidators validators);
+  const KeyValidators& validators() const;
+
+  // --- writing -------------------------------------------------------------------------------
+  std::int64_t begin_session(const SessionInfo& info);
+  void end_session(std::int64_t session_id, SessionStatus status);
+
+  // Commits one measurement and returns its id. Fills an empty timestamp with now. An identical
+  // measurement (same keys, timestamp and results) already present is not stored twice: its id
+  // is returned. std::invalid_argument when the record is inconsistent (see check_record).
+  std::int64_t add_measurement(const MeasurementRecord& record);
+
+  // Adds all records in one transaction (all or nothing), each keeping its own source; records
+  // already present (same keys, timestamp and results) are counted, not duplicated.
+  TransferCounts add_measurements(const std::vector<MeasurementRecord>& records);
+
+  // Merges every session and measurement of another qtune database (opened read-only) in one
+  // transaction. Idempotent: merging the same file again adds nothing.
+  TransferCounts merge_from(const std::string& other_path);
+
+  // --- reading -------------------------------------------------------------------------------
+  // Fastest correct measurement of the pair; errors are never best.
+  std::optional<BestRecord> best(const std::string& workload_key, const std::string& target_key) const;
+  // Best per (workload, target) among the measurements matching the filter, ordered by workload
+  // key then target key.
+  std::vector<BestRecord> all_best(const MeasurementFilter& filter = {}) const;
+  // Matching measurements in insertion order (for one target: transfer learning across shapes).
+  std::vector<MeasurementRecord> measurements(const MeasurementFilter& filter = {}) const;
+  bool has_measured(const std::string& workload_key, const std::string& target_key,
+                    const std::string& config_key) const;
+  std::vector<std::string> measured_configs(const std::string& workload_key, const std::string& target_key) const;
+
+  std::vector<TargetSummary> targets() const;
+  std::vector<WorkloadSummary> workloads(const MeasurementFilter& filter = {}) const;
+  std::vector<SessionRecord> sessions() const;
+  std::optional<SessionRecord> session(std::int64_t session_id) const;
+  // Trials of a session in measurement order, optionally of one workload only.
+  std::vector<TrialPoint> tuning_curve(std::int64_t session_id,
+                                       const std::optional<std::string>& workload_key = std::nullopt) const;
+
+  // PRAGMA integrity_check: "ok" or SQLite's list of problems.
+  std::string integrity_check() const;
+
+ private:
+  struct Impl;
+  explicit TuningDb(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace qtune::records

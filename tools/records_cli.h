@@ -1,0 +1,26 @@
+// What the database commands (export, import, merge, query) share: key validators wired from
+// search_space, "current" target resolution, and printing database/log errors the way the CLI
+// promises ("qtune import: tuning.db: not a qtune database (no qtune schema)", exit 1).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "cli.h"
+#include "qtune/records/key_validators.h"
+
+namespace qtune::cli {
+
+// Validators that accept only keys search_space parses and spells the same way (canonical), so
+// that one layer or configuration never has two identities in a database.
+records::KeyValidators search_space_validators();
+
+// "current" -> this machine's target key; any other value must parse as a target key.
+std::string resolve_target(const std::string& value);
+std::optional<std::string> resolve_target_option(const Args& args);  // --target, when given
+
+// Runs a command body, turning records/log errors into "qtune <cmd>: <message>" and exit 1.
+int run_with_data_errors(const Args& args, const std::function<int()>& body);
+
+}  // namespace qtune::cli
