@@ -1,0 +1,216 @@
+// Tuning sessions against a fake measurer and a temporary database: the default first, resume
+// without re-measuring, remeasure, early stop, merged layers, shared budgets, clean stops.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "qtune/records/tuning_db.h"
+#include "qtune/search_space/operator_spaces.h"
+#include "qtune/tuner/progress_printer.h"
+#include "qtune/tuner/session.h"
+#include "qtune/tuner/session_summary.h"
+#include "tuner/fake_measurer.h"
+
+namespace qtune {
+namespace {
+
+Workload gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Workload w;
+  w.op = OpKind::gemm;
+  w.m = m;
+  w.n = n;
+  w.k = k;
+  return w;
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("qtune_session_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  records::TuningDb open_db() { return records::TuningDb::open((dir_ / "tuning.db").string(), records::OpenMode::create); }
+
+  SessionOptions options(std::size_t trials, StrategyKind strategy = StrategyKind::random) {
+    SessionOptions o;
+    o.strategy = strategy;
+    o.trials_per_layer = trials;
+    o.seed = 5;
+    o.round_size = 4;
+    return o;
+  }
+
+  std::filesystem::path dir_;
+  const Layer layer_{"fc", gemm(64, 96, 128), 1};
+};
+
+TEST_F(SessionTest, MeasuresTheDefaultFirstAndRecordsEveryTrial) {
+  auto db = open_db();
+  testing::FakeMeasurer measurer;
+  TuningSession session({layer_}, db, measurer, options(6));
+  EXPECT_EQ(session.run(), SessionEnd::completed);
+  ASSERT_EQ(measurer.calls.size(), 6u);
+  EXPECT_EQ(measurer.calls[0].second, default_config(layer_.workload, cpu_features()).key());
+  const auto& status = session.layers().at(0);
+  EXPECT_EQ(status.trials, 6u);
+  EXPECT_TRUE(status.default_gops.has_value() || status.failures > 0);
+  EXPECT_EQ(db.measured_configs(layer_.workload.key(), current_target().key()).size(), 6u);
+  ASSERT_TRUE(session.session_id().has_value());
+  EXPECT_EQ(db.session(*session.session_id())->status, records::SessionStatus::completed);
+}
+
+TEST_F(SessionTest, ResumeNeverMeasuresAConfigurationTwice) {
+  auto db = open_db();
+  testing::FakeMeasurer first, second;
+  for (auto strategy : {StrategyKind::random, StrategyKind::model}) {
+    TuningSession(std::vector<Layer>{layer_}, db, first, options(strategy == StrategyKind::random ? 8 : 12, strategy)).run();
+  }
+  ASSERT_EQ(first.calls.size(), 12u);
+  // Same command again with a higher target: only the difference is measured, all new.
+  TuningSession again({layer_}, db, second, options(20, StrategyKind::model));
+  again.run();
+  EXPECT_EQ(second.calls.size(), 8u);
+  std::set<std::string> keys;
+  for (const auto& c : first.calls) EXPECT_TRUE(keys.insert(c.second).second) << c.second;
+  for (const auto& c : second.calls) EXPECT_TRUE(keys.insert(c.second).second) << "measured again: " << c.second;
+  EXPECT_EQ(again.layers()[0].trials, 20u);
+  // And once the target is met, running it again measures nothing.
+  testing::FakeMeasurer third;
+  TuningSession done({layer_}, db, third, options(20));
+  EXPECT_EQ(done.run(), SessionEnd::completed);
+  EXPECT_TRUE(third.calls.empty());
+  EXPECT_EQ(done.layers()[0].finished, "budget");
+}
+
+TEST_F(SessionTest, RemeasureStartsOverFromTheDefault) {
+  auto db = open_db();
+  testing::FakeMeasurer first, second;
+  TuningSession(std::vector<Layer>{layer_}, db, first, options(4)).run();
+  auto o = options(4);
+  o.remeasure = true;
+  TuningSession(std::vector<Layer>{layer_}, db, second, o).run();
+  ASSERT_EQ(second.calls.size(), 4u);
+  EXPECT_EQ(second.calls[0].second, first.calls[0].second);  // the default, again
+}
+
+TEST_F(SessionTest, EarlyStopEndsALayerThatStopsImproving) {
+  auto db = open_db();
+  testing::FakeMeasurer measurer;
+  const std::string default_key = default_config(layer_.workload, cpu_features()).key();
+  measurer.gops = [&](const std::string&, const std::string& config) -> std::optional<double> {
+    return config == default_key ? 1000.0 : 10.0;  // nothing beats the default
+  };
+  auto o = options(50);
+  o.early_stop = 5;
+  TuningSession session({layer_}, db, measurer, o);
+  EXPECT_EQ(session.run(), SessionEnd::completed);
+  EXPECT_EQ(measurer.calls.size(), 6u);  // the default, then 5 without improvement
+  EXPECT_EQ(session.layers()[0].finished, "early stop");
+  EXPECT_DOUBLE_EQ(*session.layers()[0].speedup(), 1.0);
+}
+
+TEST_F(SessionTest, IdenticalLayersAreTunedOnceWithTheirCountsAdded) {
+  auto db = open_db();
+  testing::FakeMeasurer measurer;
+  Layer again = layer_;
+  again.name = "fc_again";
+  again.count = 2;
+  TuningSession session({layer_, again}, db, measurer, options(3));
+  session.run();
+  ASSERT_EQ(session.layers().size(), 1u);
+  EXPECT_EQ(session.layers()[0].count, 3);
+  EXPECT_EQ(session.layers()[0].name, "fc");
+  EXPECT_EQ(measurer.calls.size(), 3u);
+}
+
+TEST_F(SessionTest, ASharedBudgetFavoursTheLayerThatDominatesTheNetwork) {
+  auto db = open_db();
+  testing::FakeMeasurer measurer;
+  // Same throughput everywhere, so time is proportional to work: the big layer, 10 times over,
+  // is ~99% of the network.
+  const Layer big{"big", gemm(256, 256, 256), 10}, small{"small", gemm(16, 32, 32), 1};
+  SessionOptions o = options(0);
+  o.trials_per_layer.reset();
+  o.total_trials = 48;
+  TuningSession session({big, small}, db, measurer, o);
+  EXPECT_EQ(session.run(), SessionEnd::total_budget);
+  const auto& layers = session.layers();
+  EXPECT_EQ(layers[0].trials + layers[1].trials, 48u);
+  EXPECT_GE(layers[1].trials, 1u);  // the default is always measured
+  EXPECT_GT(layers[0].trials, 3 * layers[1].trials) << layers[0].trials << " vs " << layers[1].trials;
+}
+
+TEST_F(SessionTest, AStopRequestEndsAfterTheTrialInFlight) {
+  auto db = open_db();
+  testing::FakeMeasurer measurer;
+  std::atomic<bool> stop{false};
+  measurer.after_call = [&](std::size_t calls) {
+    if (calls == 3) stop = true;  // as the SIGINT handler would, while the 3rd trial runs
+  };
+  std::ostringstream log;
+  ProgressPrinter printer(log, ProgressStyle::lines);
+  TuningSession session({layer_}, db, measurer, options(30));
+  EXPECT_EQ(session.run(&stop, &printer), SessionEnd::interrupted);
+  EXPECT_EQ(measurer.calls.size(), 3u);
+  EXPECT_EQ(db.measured_configs(layer_.workload.key(), current_target().key()).size(), 3u);  // committed
+  EXPECT_EQ(db.session(*session.session_id())->status, records::SessionStatus::interrupted);
+  EXPECT_NE(log.str().find("[3/30 "), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("session interrupted after 3 new trials"), std::string::npos) << log.str();
+}
+
+TEST_F(SessionTest, FailuresAreRecordedAndNeverRetried) {
+  auto db = open_db();
+  testing::FakeMeasurer first, second;
+  first.gops = [](const std::string&, const std::string& config) -> std::optional<double> {
+    if (config.find("fuse=0") != std::string::npos) return std::nullopt;
+    return 50.0;
+  };
+  TuningSession(std::vector<Layer>{layer_}, db, first, options(16, StrategyKind::grid)).run();
+  records::MeasurementFilter failed;
+  failed.workload_key = layer_.workload.key();
+  std::size_t failures = 0;
+  std::set<std::string> failed_keys;
+  for (const auto& r : db.measurements(failed)) {
+    if (!r.correct()) {
+      ++failures;
+      failed_keys.insert(r.config_key);
+      EXPECT_EQ(r.error_kind, "wrong_answer");
+    }
+  }
+  TuningSession(std::vector<Layer>{layer_}, db, second, options(32, StrategyKind::grid)).run();
+  for (const auto& c : second.calls) EXPECT_EQ(failed_keys.count(c.second), 0u) << c.second;
+  EXPECT_GT(failures, 0u);
+}
+
+TEST(SessionSummary, EstimatesTheNetworkCountWeighted) {
+  LayerStatus a;
+  a.name = "a";
+  a.workload = gemm(100, 100, 100);  // 0.002 GOP
+  a.count = 3;
+  a.default_gops = 1.0;
+  a.best_gops = 2.0;
+  a.best_config = Config(std::vector<std::pair<std::string, std::string>>{{"x", "1"}});
+  LayerStatus b = a;
+  b.name = "b";
+  b.count = 1;
+  b.best_gops = 1.0;
+  const auto e = estimate_network({a, b});
+  ASSERT_TRUE(e.before_seconds && e.after_seconds);
+  EXPECT_NEAR(*e.before_seconds, 4 * 0.002, 1e-12);
+  EXPECT_NEAR(*e.after_seconds, 3 * 0.001 + 0.002, 1e-12);
+  std::ostringstream out;
+  print_summary(out, {a, b});
+  EXPECT_NE(out.str().find("2.00x"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("8.000 ms with default configurations -> 5.000 ms tuned (1.60x)"), std::string::npos)
+      << out.str();
+}
+
+}  // namespace
+}  // namespace qtune

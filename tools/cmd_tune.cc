@@ -1,0 +1,288 @@
+// `qtune tune`: tune one layer or a network's layers on this CPU into the tuning database.
+// Ctrl-C stops after the candidate in flight (everything measured is already committed), prints
+// the summary and exits 130; running the same command again continues where it stopped.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli.h"
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/measure/measure.h"
+#include "qtune/records/tuning_db.h"
+#include "qtune/search_space/target.h"
+#include "qtune/search_space/workload.h"
+#include "qtune/tuner/progress_printer.h"
+#include "qtune/tuner/session.h"
+#include "qtune/tuner/session_summary.h"
+#include "records_cli.h"
+
+namespace {
+
+using qtune::cli::Args;
+using qtune::cli::UsageError;
+
+// Set by SIGINT; the session polls it between candidates.
+std::atomic<bool> g_stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT flag must be async-signal-safe");
+
+extern "C" void on_sigint(int) { g_stop_requested.store(true); }
+
+// Installed before the measurer forks its worker, so the worker inherits it and survives the
+// Ctrl-C that reaches the whole process group: the candidate in flight completes normally.
+// SA_RESETHAND: a second Ctrl-C kills at once. SA_RESTART: blocking reads resume.
+class SigintGuard {
+ public:
+  SigintGuard() {
+    struct sigaction action {};
+    action.sa_handler = on_sigint;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART | SA_RESETHAND;
+    sigaction(SIGINT, &action, &previous_);
+  }
+  ~SigintGuard() { sigaction(SIGINT, &previous_, nullptr); }
+  SigintGuard(const SigintGuard&) = delete;
+  SigintGuard& operator=(const SigintGuard&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
+
+std::vector<std::int64_t> parse_int_list(const std::string& option, const std::string& text, char separator) {
+  std::vector<std::int64_t> values;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, separator)) {
+    char* end = nullptr;
+    const long long v = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 0)
+      throw UsageError("option --" + option + ": '" + text + "' is not a list of non-negative integers");
+    values.push_back(v);
+  }
+  if (!text.empty() && text.back() == separator)
+    throw UsageError("option --" + option + ": '" + text + "' ends with '" + separator + "'");
+  return values;
+}
+
+// "3x3" or "3" -> {3, 3}; likewise for strides and dilations.
+std::pair<std::int64_t, std::int64_t> parse_pair(const Args& args, const std::string& option, std::int64_t fallback) {
+  const auto text = args.value(option);
+  if (!text) return {fallback, fallback};
+  const auto v = parse_int_list(option, *text, 'x');
+  if (v.size() == 1) return {v[0], v[0]};
+  if (v.size() == 2) return {v[0], v[1]};
+  throw UsageError("option --" + option + ": expected N or HxW, got '" + *text + "'");
+}
+
+qtune::QuantKind quant_from_args(const Args& args) {
+  qtune::QuantKind q;
+  if (auto a = args.value("a-type")) {
+    auto t = qtune::parse_dtype(*a);
+    if (!t || *t == qtune::DType::s32) throw UsageError("option --a-type: expected u8 or s8, got '" + *a + "'");
+    q.a_type = *t;
+  }
+  if (auto o = args.value("out-type")) {
+    auto t = qtune::parse_dtype(*o);
+    if (!t) throw UsageError("option --out-type: expected s8, u8 or s32, got '" + *o + "'");
+    q.out_type = *t;
+  }
+  if (auto r = args.value("rounding")) {
+    auto mode = qtune::parse_rounding_mode(*r);
+    if (!mode) throw UsageError("option --rounding: expected tflite, upward, tonearest, arm or fp32, got '" + *r + "'");
+    q.rounding = *mode;
+  }
+  q.per_channel = !args.flag("per-tensor");
+  return q;
+}
+
+// The single layer described by --op and the shape options.
+qtune::Layer layer_from_args(const Args& args) {
+  const std::string op = args.required("op");
+  qtune::Workload w;
+  w.quant = quant_from_args(args);
+  auto forbid = [&](std::initializer_list<const char*> options) {
+    for (const char* o : options) {
+      if (args.value(o)) throw UsageError("option --" + std::string(o) + " does not apply to --op " + op);
+    }
+  };
+  if (op == "gemm") {
+    forbid({"input", "out-c", "kernel", "stride", "pad", "groups", "dilation"});
+    w.op = qtune::OpKind::gemm;
+    w.m = args.int_or("m", 0, 1, 1LL << 31);
+    w.n = args.int_or("n", 0, 1, 1LL << 31);
+    w.k = args.int_or("k", 0, 1, 1LL << 31);
+    if (w.m == 0 || w.n == 0 || w.k == 0) throw UsageError("--op gemm needs --m, --n and --k");
+  } else if (op == "conv2d") {
+    forbid({"m", "n", "k"});
+    w.op = qtune::OpKind::conv2d;
+    const auto input = parse_int_list("input", args.required("input"), ',');
+    if (input.size() != 4) throw UsageError("option --input: expected N,H,W,C (NHWC), got '" + args.required("input") + "'");
+    w.batch = input[0];
+    w.in_h = input[1];
+    w.in_w = input[2];
+    w.in_c = input[3];
+    w.out_c = args.int_or("out-c", 0, 1, 1LL << 24);
+    if (w.out_c == 0) throw UsageError("--op conv2d needs --out-c");
+    std::tie(w.kernel_h, w.kernel_w) = parse_pair(args, "kernel", 1);
+    std::tie(w.stride_h, w.stride_w) = parse_pair(args, "stride", 1);
+    std::tie(w.dilation_h, w.dilation_w) = parse_pair(args, "dilation", 1);
+    if (auto pad = args.value("pad")) {
+      const auto p = parse_int_list("pad", *pad, ',');
+      if (p.size() == 1) {
+        w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = p[0];
+      } else if (p.size() == 4) {
+        w.pad_top = p[0];
+        w.pad_bottom = p[1];
+        w.pad_left = p[2];
+        w.pad_right = p[3];
+      } else {
+        throw UsageError("option --pad: expected P or TOP,BOTTOM,LEFT,RIGHT, got '" + *pad + "'");
+      }
+    }
+    w.groups = args.int_or("groups", 1, 1, 1LL << 24);
+  } else {
+    throw UsageError("option --op: expected gemm or conv2d, got '" + op + "'");
+  }
+  try {
+    w.validate();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return qtune::Layer{w.describe(), w, 1};
+}
+
+std::vector<qtune::Layer> layers_from_args(const Args& args, std::string& network) {
+  std::vector<qtune::Layer> layers;
+  if (auto file = args.value("workloads")) {
+    for (const char* o : {"op", "m", "n", "k", "input", "out-c", "kernel", "stride", "pad", "groups", "dilation",
+                          "a-type", "out-type", "rounding", "per-tensor"}) {
+      if (args.value(o)) throw UsageError("give either --workloads FILE or one layer (--op ...), not both (--" + std::string(o) + ")");
+    }
+    qtune::WorkloadFile loaded;
+    try {
+      loaded = qtune::load_workload_file(*file);
+    } catch (const std::exception& e) {
+      throw UsageError(e.what());
+    }
+    network = loaded.network.empty() ? *file : loaded.network;
+    layers = std::move(loaded.layers);
+  } else if (args.value("op")) {
+    layers.push_back(layer_from_args(args));
+  } else {
+    throw UsageError("nothing to tune: give --workloads FILE or one layer with --op gemm|conv2d and its shape");
+  }
+  if (layers.empty()) throw UsageError("the workload file has no layers");
+  if (args.value("threads")) {
+    const int threads = static_cast<int>(args.int_or("threads", 1, 1, 1024));
+    for (auto& layer : layers) layer.workload.threads = threads;
+  }
+  return layers;
+}
+
+std::string command_line(const Args& args, const std::vector<qtune::cli::OptionSpec>& specs) {
+  std::string line = "qtune tune";
+  for (const auto& spec : specs) {
+    if (!args.flag(spec.name)) continue;
+    // append() rather than " --" + name: GCC 12 misreports -Wrestrict on the temporary.
+    line.append(" --").append(spec.name);
+    if (spec.takes_value) line.append(" ").append(*args.value(spec.name));
+  }
+  return line;
+}
+
+const std::vector<qtune::cli::OptionSpec>& tune_options() {
+  static const std::vector<qtune::cli::OptionSpec> options = {
+      {"db", true, "FILE  the tuning database (created if missing); results are committed as they come"},
+      {"workloads", true, "FILE  tune every layer of a network file (workloads/*.json)"},
+      {"op", true, "OP  tune one layer: gemm or conv2d"},
+      {"m", true, "M  gemm rows of A and C"},
+      {"n", true, "N  gemm columns of B and C"},
+      {"k", true, "K  gemm depth"},
+      {"input", true, "N,H,W,C  conv2d input shape (NHWC)"},
+      {"out-c", true, "K  conv2d output channels"},
+      {"kernel", true, "KHxKW  conv2d window (default 1x1)"},
+      {"stride", true, "S|SHxSW  conv2d stride (default 1)"},
+      {"pad", true, "P|T,B,L,R  conv2d padding (default 0)"},
+      {"dilation", true, "D|DHxDW  conv2d dilation (default 1)"},
+      {"groups", true, "G  conv2d groups (input channels for depthwise; default 1)"},
+      {"a-type", true, "u8|s8  activation type (default u8)"},
+      {"out-type", true, "s8|u8|s32  output type (default s8; s32 = no requantization)"},
+      {"rounding", true, "MODE  requantization rounding: tflite, upward, tonearest, arm, fp32 (default tflite)"},
+      {"per-tensor", false, "one output scale per tensor instead of per channel"},
+      {"strategy", true, "S  grid, random or model (default model: cost model + simulated annealing)"},
+      {"trials", true, "N  trials per layer, counting those already in the database (default 32)"},
+      {"total-trials", true, "N  trials shared by all layers, given where they cut the network's time most"},
+      {"time-budget", true, "SECONDS  stop starting new trials after this long"},
+      {"early-stop", true, "N  end a layer's search after N trials without a new best"},
+      {"threads", true, "T  thread budget of every layer (part of the workload's identity)"},
+      {"seed", true, "N  seed of the search (default 1)"},
+      {"remeasure", false, "measure again configurations the database already has"},
+      {"no-transfer", false, "model strategy: do not start from similar shapes tuned before"},
+      {"quiet", false, "print only the summary"},
+  };
+  return options;
+}
+
+int run_tune(const Args& args) {
+  const std::string db_path = args.required("db");
+  std::string network;
+  const std::vector<qtune::Layer> layers = layers_from_args(args, network);
+
+  qtune::SessionOptions options;
+  const std::string strategy = args.value_or("strategy", "model");
+  const auto kind = qtune::parse_strategy_kind(strategy);
+  if (!kind) throw UsageError("option --strategy: expected grid, random or model, got '" + strategy + "'");
+  options.strategy = *kind;
+  if (args.value("trials")) options.trials_per_layer = static_cast<std::size_t>(args.int_or("trials", 0, 1, 1LL << 40));
+  if (args.value("total-trials"))
+    options.total_trials = static_cast<std::size_t>(args.int_or("total-trials", 0, 1, 1LL << 40));
+  if (args.value("time-budget")) options.time_budget_seconds = args.double_or("time-budget", 0, 1e-3, 1e9);
+  if (args.value("early-stop")) options.early_stop = static_cast<std::size_t>(args.int_or("early-stop", 0, 1, 1LL << 40));
+  // Without any limit a session would measure whole spaces: default to a per-layer target.
+  if (!options.trials_per_layer && !options.total_trials && !options.time_budget_seconds) options.trials_per_layer = 32;
+  options.seed = static_cast<std::uint64_t>(args.int_or("seed", 1, 0, (1LL << 62)));
+  options.remeasure = args.flag("remeasure");
+  options.transfer = !args.flag("no-transfer");
+  options.command_line = command_line(args, tune_options());
+
+  return qtune::cli::run_with_data_errors(args, [&] {
+    auto db = qtune::records::TuningDb::open(db_path, qtune::records::OpenMode::create);
+    db.set_validators(qtune::cli::search_space_validators());
+    const qtune::Target target = qtune::current_target();
+
+    g_stop_requested.store(false);
+    SigintGuard sigint;  // before the measurer forks its worker
+    qtune::IsolatedMeasurer measurer;
+    qtune::TuningSession session(layers, db, measurer, options, target);
+
+    const bool quiet = args.flag("quiet");
+    const auto style = quiet ? qtune::ProgressStyle::quiet
+                             : (::isatty(STDERR_FILENO) ? qtune::ProgressStyle::terminal : qtune::ProgressStyle::lines);
+    qtune::ProgressPrinter printer(std::cerr, style);
+    if (!quiet) {
+      std::cerr << "target: " << target.cpu << " (" << target.arch << "), database " << db_path << ", strategy "
+                << strategy << (network.empty() ? "" : ", network " + network) << "\n";
+    }
+    const qtune::SessionEnd end = session.run(&g_stop_requested, &printer);
+
+    std::cout << "\n";
+    if (!network.empty()) std::cout << "network " << network << ", ";
+    std::cout << "session " << session.session_id().value_or(0) << " (" << qtune::to_string(end) << ") on "
+              << target.cpu << ", strategy " << strategy << "\n\n";
+    qtune::print_summary(std::cout, session.layers());
+    std::cout.flush();
+    return end == qtune::SessionEnd::interrupted ? 130 : 0;
+  });
+}
+
+}  // namespace
+
+QTUNE_COMMAND("tune", "tune layers on this CPU into the tuning database (resumable)",
+              "qtune tune --db FILE (--workloads FILE | --op gemm --m M --n N --k K | --op conv2d --input N,H,W,C "
+              "--out-c K [--kernel 3x3] [--stride S] [--pad P] [--groups G]) [--strategy grid|random|model] "
+              "[--trials N | --total-trials N] [--time-budget SECONDS] [--early-stop N] [--threads T] [--seed N] "
+              "[--remeasure] [--quiet]",
+              tune_options(), run_tune);
