@@ -1,0 +1,31 @@
+// Prepared operators: argument checks in front of the kernels' thread-safe run().
+#include "qtune/runtime/prepared_ops.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace qtune::runtime {
+
+PreparedGemm::PreparedGemm(GemmOp op, Selection selection) : op_(std::move(op)), selection_(std::move(selection)) {}
+
+void PreparedGemm::run(const void* a, std::size_t lda, void* c, std::size_t ldc) const {
+  const GemmProblem& p = op_.problem();
+  if (a == nullptr) throw std::invalid_argument("gemm run: A must not be null");
+  if (c == nullptr) throw std::invalid_argument("gemm run: C must not be null");
+  if (lda < static_cast<std::size_t>(p.k))
+    throw std::invalid_argument("gemm run: lda " + std::to_string(lda) + " is smaller than K " + std::to_string(p.k));
+  if (ldc < static_cast<std::size_t>(p.n))
+    throw std::invalid_argument("gemm run: ldc " + std::to_string(ldc) + " is smaller than N " + std::to_string(p.n));
+  op_.run(a, lda, c, ldc);
+}
+
+PreparedConv2d::PreparedConv2d(Conv2dOp op, Selection selection)
+    : op_(std::move(op)), selection_(std::move(selection)) {}
+
+void PreparedConv2d::run(const void* input, void* output) const {
+  if (input == nullptr) throw std::invalid_argument("conv2d run: input must not be null");
+  if (output == nullptr) throw std::invalid_argument("conv2d run: output must not be null");
+  op_.run(input, output);
+}
+
+}  // namespace qtune::runtime

@@ -1,0 +1,148 @@
+// Building a Runtime: from tuned entries in memory, a tuning database or a JSON-lines log; the
+// tuned table is a hash map from lookup key to the best entry of the runtime's target.
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "key_validation.h"
+#include "qtune/records/log_format.h"
+#include "qtune/records/tuning_db.h"
+#include "qtune/runtime/workload_of.h"
+#include "qtune/search_space/operator_spaces.h"
+#include "qtune/search_space/target.h"
+#include "runtime_state.h"
+
+namespace qtune::runtime {
+namespace {
+
+std::shared_ptr<Runtime::State> empty_state(RuntimeOptions& options) {
+  auto state = std::make_shared<Runtime::State>();
+  state->target_key = options.target_key.empty() ? current_target().key() : std::move(options.target_key);
+  state->sink = options.warning_sink ? std::move(options.warning_sink) : stderr_warning_sink();
+  return state;
+}
+
+TunedEntry parse_entry(const TunedConfig& e, std::size_t index) {
+  const std::string where = "tuned entry " + std::to_string(index + 1) + " (workload '" + e.workload_key + "')";
+  TunedEntry entry;
+  try {
+    entry.workload = Workload::parse_key(e.workload_key);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(where + ": " + error.what());
+  }
+  try {
+    entry.config = full_space(entry.workload.op).parse(e.config_key);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(where + ": configuration '" + e.config_key + "': " + error.what());
+  }
+  entry.lookup_key = lookup_key(entry.workload);
+  entry.median_ns = e.median_ns;
+  return entry;
+}
+
+}  // namespace
+
+void Runtime::State::warn_once(const std::string& cause, const std::string& message) const {
+  WarningSink to_call;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!warned_causes.insert(cause).second) return;
+    to_call = sink;
+  }
+  // Outside the lock: a sink may take its time or call back into the runtime.
+  if (to_call) to_call(message);
+}
+
+void Runtime::State::record(const Selection& selection) const {
+  if (!selection.fell_back()) return;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!fallback_workloads.insert(selection.workload_key).second) return;
+  fallbacks.push_back({selection.workload_key, selection.config_key, selection.reason});
+}
+
+Runtime::Runtime(RuntimeOptions options) : state_(empty_state(options)) {}
+Runtime::Runtime(std::shared_ptr<State> state) : state_(std::move(state)) {}
+Runtime::Runtime(Runtime&&) noexcept = default;
+Runtime& Runtime::operator=(Runtime&&) noexcept = default;
+Runtime::~Runtime() = default;
+
+Runtime Runtime::from_entries(const std::vector<TunedConfig>& entries, RuntimeOptions options) {
+  auto state = empty_state(options);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].target_key != state->target_key) {
+      ++state->other_target_entries;
+      continue;
+    }
+    TunedEntry entry = parse_entry(entries[i], i);
+    auto [it, inserted] = state->by_lookup_key.emplace(entry.lookup_key, state->entries.size());
+    if (!inserted) {
+      // Two spellings of one workload (or an "all measurements" log): the faster one wins.
+      TunedEntry& kept = state->entries[it->second];
+      if (entry.median_ns < kept.median_ns) kept = std::move(entry);
+      continue;
+    }
+    state->by_family[family_key(entry.workload)].push_back(state->entries.size());
+    state->entries.push_back(std::move(entry));
+  }
+  return Runtime(std::move(state));
+}
+
+Runtime Runtime::from_database(const std::string& path, RuntimeOptions options) {
+  const auto db = records::TuningDb::open(path, records::OpenMode::read_only);
+  std::vector<TunedConfig> entries;
+  for (const records::BestRecord& best : db.all_best()) {
+    const records::MeasurementRecord& m = best.measurement;
+    entries.push_back({m.workload_key, m.target_key, m.config_key, m.stats ? m.stats->median_ns : 0.0});
+  }
+  return from_entries(entries, std::move(options));
+}
+
+Runtime Runtime::from_log(const std::string& path, RuntimeOptions options) {
+  const records::LogReadResult log = records::read_log_file(path, detail::search_space_validators());
+  if (!log.problems.empty()) throw records::LogError(log.problems);
+  std::vector<TunedConfig> entries;
+  for (const records::MeasurementRecord& m : log.records) {
+    if (!m.correct() || !m.stats) continue;  // errors are never a configuration to run
+    entries.push_back({m.workload_key, m.target_key, m.config_key, m.stats->median_ns});
+  }
+  return from_entries(entries, std::move(options));
+}
+
+Runtime Runtime::from_file(const std::string& path, RuntimeOptions options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  static constexpr char kSqliteMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
+                                            'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+  char head[16] = {};
+  in.read(head, sizeof head);
+  const bool sqlite = in.gcount() == sizeof head && std::memcmp(head, kSqliteMagic, sizeof head) == 0;
+  in.close();
+  return sqlite ? from_database(path, std::move(options)) : from_log(path, std::move(options));
+}
+
+const std::string& Runtime::target_key() const { return state_->target_key; }
+std::size_t Runtime::tuned_workloads() const { return state_->entries.size(); }
+std::size_t Runtime::other_target_entries() const { return state_->other_target_entries; }
+
+void Runtime::set_warning_sink(WarningSink sink) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->sink = sink ? std::move(sink) : stderr_warning_sink();
+}
+
+std::vector<FallbackEntry> Runtime::fallbacks() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return {state_->fallbacks.begin(), state_->fallbacks.end()};
+}
+
+std::size_t Runtime::fallback_count() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->fallbacks.size();
+}
+
+FallbackEntry Runtime::fallback(std::size_t index) const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->fallbacks.at(index);
+}
+
+}  // namespace qtune::runtime

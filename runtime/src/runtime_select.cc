@@ -1,0 +1,184 @@
+// Choosing the configuration of a layer: tuned, else nearest tuned shape (adapted), else the
+// heuristic default; configurations this CPU cannot run are skipped with a warning once per cause.
+#include <stdexcept>
+
+#include "config_adaptation.h"
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/runtime/shape_distance.h"
+#include "qtune/runtime/workload_of.h"
+#include "qtune/search_space/operator_spaces.h"
+#include "runtime_state.h"
+
+namespace qtune::runtime {
+namespace {
+
+// What differs between the operators, so that one selection procedure serves both.
+struct GemmTraits {
+  using Problem = GemmProblem;
+  using KernelConfig = GemmConfig;
+  static KernelConfig from(const Config& c) { return to_gemm_config(c); }
+  static std::string key(const KernelConfig& c) { return from_gemm_config(c).key(); }
+  static Isa isa(const KernelConfig& c) { return c.isa; }
+  static int threads(const KernelConfig& c) { return c.threads; }
+  static std::string check(const Problem& p, const KernelConfig& c) { return gemm_check_config(p, c); }
+  static detail::Adapted<KernelConfig> adapt(const KernelConfig& c, const Problem& p, int threads) {
+    return detail::adapt_gemm_config(c, p, threads);
+  }
+  static KernelConfig builtin_default(const Problem& p) { return gemm_default_config(p); }
+};
+
+struct Conv2dTraits {
+  using Problem = Conv2dProblem;
+  using KernelConfig = Conv2dConfig;
+  static KernelConfig from(const Config& c) { return to_conv2d_config(c); }
+  static std::string key(const KernelConfig& c) { return from_conv2d_config(c).key(); }
+  static Isa isa(const KernelConfig& c) { return c.gemm.isa; }
+  static int threads(const KernelConfig& c) { return c.gemm.threads; }
+  static std::string check(const Problem& p, const KernelConfig& c) { return conv2d_check_config(p, c); }
+  static detail::Adapted<KernelConfig> adapt(const KernelConfig& c, const Problem& p, int threads) {
+    return detail::adapt_conv2d_config(c, p, threads);
+  }
+  static KernelConfig builtin_default(const Problem& p) { return conv2d_default_config(p); }
+};
+
+template <typename KernelConfig>
+struct Choice {
+  Selection selection;
+  KernelConfig config;
+};
+
+// Whether a tuned configuration may run here; warns once per missing instruction set.
+template <typename Traits>
+bool runnable_isa(const Runtime::State& state, const typename Traits::KernelConfig& config,
+                  const std::string& workload_key) {
+  const Isa isa = Traits::isa(config);
+  if (cpu_features().usable(isa)) return true;
+  const std::string name(to_string(isa));
+  state.warn_once("isa:" + name, "tuned configurations using isa " + name +
+                                     " are not run: this CPU cannot execute " + name +
+                                     " (the tuning data was made on another CPU or build); those layers fall "
+                                     "back (first: " + workload_key + ")");
+  return false;
+}
+
+template <typename Traits>
+Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const typename Traits::Problem& problem,
+                                             int threads) {
+  using KernelConfig = typename Traits::KernelConfig;
+  const Workload workload = workload_of(problem, threads);  // validates the problem and the budget
+  Choice<KernelConfig> choice;
+  Selection& sel = choice.selection;
+  sel.workload_key = lookup_key(workload);
+
+  // 1. Exactly this workload: one hash lookup.
+  std::string why = "not tuned";
+  const auto exact = state.by_lookup_key.find(sel.workload_key);
+  if (exact != state.by_lookup_key.end()) {
+    const TunedEntry& entry = state.entries[exact->second];
+    const KernelConfig tuned = Traits::from(entry.config);
+    if (runnable_isa<Traits>(state, tuned, sel.workload_key)) {
+      // A workload's tuned thread count is within its budget unless the entry was made by hand.
+      const std::string problem_text =
+          Traits::threads(tuned) > threads
+              ? "threads=" + std::to_string(Traits::threads(tuned)) + " exceeds the thread budget " +
+                    std::to_string(threads)
+              : Traits::check(problem, tuned);
+      if (problem_text.empty()) {
+        sel.source = ConfigSource::tuned;
+        sel.config_key = entry.config.key();
+        sel.tuned_workload_key = entry.lookup_key;
+        choice.config = tuned;
+        return choice;
+      }
+      state.warn_once("check:" + problem_text, "tuned configuration '" + entry.config.key() + "' of " +
+                                                   sel.workload_key + " is rejected (" + problem_text +
+                                                   "); the layer falls back");
+      why = "tuned configuration " + entry.config.key() + " rejected: " + problem_text;
+    } else {
+      why = "tuned configuration " + entry.config.key() + " needs isa " +
+            std::string(to_string(Traits::isa(tuned))) + ", not usable on this CPU";
+    }
+  }
+
+  // 2. The nearest tuned shape of the family whose instruction set this CPU runs.
+  const TunedEntry* nearest = nullptr;
+  const auto family = state.by_family.find(family_key(workload));
+  if (family != state.by_family.end()) {
+    for (std::size_t index : family->second) {
+      const TunedEntry& candidate = state.entries[index];
+      if (candidate.lookup_key == sel.workload_key) continue;
+      if (!runnable_isa<Traits>(state, Traits::from(candidate.config), sel.workload_key)) continue;
+      if (nearest == nullptr || nearer(workload, candidate.workload, nearest->workload)) nearest = &candidate;
+    }
+  }
+  if (nearest != nullptr) {
+    const double distance = shape_distance(workload, nearest->workload);
+    const auto adapted = Traits::adapt(Traits::from(nearest->config), problem, threads);
+    if (adapted.problem.empty()) {
+      sel.source = ConfigSource::nearest;
+      sel.config_key = Traits::key(adapted.config);
+      sel.tuned_workload_key = nearest->lookup_key;
+      sel.distance = distance;
+      sel.reason = why + "; nearest tuned shape " + nearest->lookup_key + " (distance " + std::to_string(distance) +
+                   "), configuration " + nearest->config.key() + " adapted";
+      choice.config = adapted.config;
+      return choice;
+    }
+    why += "; nearest tuned shape " + nearest->lookup_key + " has a configuration that cannot be adapted (" +
+           adapted.problem + ")";
+  } else {
+    why += "; no runnable tuned shape of the same operator and quantization kind";
+  }
+
+  // 3. The kernels' heuristic default for exactly this problem (not snapped into the search
+  // space's coarser blocking grid, which can cost it its register tile).
+  const KernelConfig fallback = Traits::builtin_default(problem);
+  sel.source = ConfigSource::heuristic;
+  sel.config_key = Traits::key(fallback);
+  sel.reason = why + "; heuristic default";
+  choice.config = fallback;
+  return choice;
+}
+
+}  // namespace
+
+Selection Runtime::select_gemm(const GemmProblem& problem, int threads) const {
+  auto choice = choose<GemmTraits>(*state_, problem, threads);
+  state_->record(choice.selection);
+  return std::move(choice.selection);
+}
+
+Selection Runtime::select_conv2d(const Conv2dProblem& problem, int threads) const {
+  auto choice = choose<Conv2dTraits>(*state_, problem, threads);
+  state_->record(choice.selection);
+  return std::move(choice.selection);
+}
+
+PreparedGemm Runtime::prepare_gemm(const GemmProblem& problem, const std::int8_t* b, std::size_t ldb,
+                                   const std::int32_t* bias, int threads) const {
+  if (b == nullptr) throw std::invalid_argument("gemm prepare: weights (B) must not be null");
+  if (problem.has_bias != (bias != nullptr))
+    throw std::invalid_argument(problem.has_bias ? "gemm prepare: the problem has a bias but bias is null"
+                                                 : "gemm prepare: bias given for a problem without bias");
+  if (ldb < static_cast<std::size_t>(problem.n < 0 ? 0 : problem.n))
+    throw std::invalid_argument("gemm prepare: ldb " + std::to_string(ldb) + " is smaller than N " +
+                                std::to_string(problem.n));
+  auto choice = choose<GemmTraits>(*state_, problem, threads);
+  GemmOp op = GemmOp::prepare(problem, choice.config, b, ldb, bias);
+  state_->record(choice.selection);
+  return PreparedGemm(std::move(op), std::move(choice.selection));
+}
+
+PreparedConv2d Runtime::prepare_conv2d(const Conv2dProblem& problem, const std::int8_t* weights,
+                                       const std::int32_t* bias, int threads) const {
+  if (weights == nullptr) throw std::invalid_argument("conv2d prepare: weights must not be null");
+  if (problem.has_bias != (bias != nullptr))
+    throw std::invalid_argument(problem.has_bias ? "conv2d prepare: the problem has a bias but bias is null"
+                                                 : "conv2d prepare: bias given for a problem without bias");
+  auto choice = choose<Conv2dTraits>(*state_, problem, threads);
+  Conv2dOp op = Conv2dOp::prepare(problem, choice.config, weights, bias);
+  state_->record(choice.selection);
+  return PreparedConv2d(std::move(op), std::move(choice.selection));
+}
+
+}  // namespace qtune::runtime

@@ -1,0 +1,48 @@
+// What a Runtime holds: the tuned table (immutable after loading, so lookups need no lock) and the
+// mutable warning / fallback bookkeeping (under a mutex). Internal.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "qtune/runtime/runtime.h"
+#include "qtune/search_space/knob_space.h"
+#include "qtune/search_space/workload.h"
+
+namespace qtune::runtime {
+
+struct TunedEntry {
+  Workload workload;
+  std::string lookup_key;  // lookup_key(workload)
+  Config config;           // parsed against full_space(workload.op)
+  double median_ns = 0;
+};
+
+struct Runtime::State {
+  // --- immutable after loading ---------------------------------------------------------------
+  std::string target_key;
+  std::vector<TunedEntry> entries;
+  std::unordered_map<std::string, std::size_t> by_lookup_key;               // -> entries index
+  std::unordered_map<std::string, std::vector<std::size_t>> by_family;      // family_key -> indices
+  std::size_t other_target_entries = 0;
+
+  // --- mutable, guarded by mutex ---------------------------------------------------------------
+  mutable std::mutex mutex;
+  WarningSink sink;
+  mutable std::set<std::string> warned_causes;
+  mutable std::deque<FallbackEntry> fallbacks;  // append-only: element addresses stay valid
+  mutable std::unordered_set<std::string> fallback_workloads;
+
+  // Sends `message` to the sink unless `cause` was already reported by this runtime.
+  void warn_once(const std::string& cause, const std::string& message) const;
+  // Adds the layer to the fallback report (once per workload) when it fell back.
+  void record(const Selection& selection) const;
+};
+
+}  // namespace qtune::runtime

@@ -1,0 +1,339 @@
+// `qtune run`: runs every layer of a network, in order, on synthetic data with the configuration
+// the runtime picks (tuned, nearest tuned shape, or default), then with the untuned default, then
+// with oneDNN where the peer can express the layer, and prints per-layer and total times.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "cli.h"
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/records/log_format.h"
+#include "qtune/records/network_runs.h"
+#include "qtune/records/tuning_db.h"
+#include "qtune/runtime/runtime.h"
+#include "qtune/search_space/operator_spaces.h"
+#include "qtune/search_space/target.h"
+#include "qtune/search_space/target.h"
+#include "qtune/search_space/workload.h"
+#include "records_cli.h"
+
+#ifdef QTUNE_HAVE_ONEDNN
+#include "peers/onednn_conv.h"
+#include "peers/onednn_matmul.h"
+#endif
+
+namespace {
+
+using qtune::runtime::ConfigSource;
+using qtune::runtime::Runtime;
+using Clock = std::chrono::steady_clock;
+
+// Median time of one call of `run`, in nanoseconds: three warm-up calls (the fastest of them
+// calibrates, so that one preempted call does not), then `repetitions` repetitions of enough
+// back-to-back calls to last about two milliseconds (short layers would otherwise be timed at
+// the clock's resolution).
+template <typename Run>
+double median_ns(int repetitions, Run&& run) {
+  auto time_calls = [&](int calls) {
+    const auto start = Clock::now();
+    for (int i = 0; i < calls; ++i) run();
+    return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+  };
+  const double fastest = std::min({time_calls(1), time_calls(1), time_calls(1)});
+  const int calls = static_cast<int>(std::clamp(2e6 / std::max(fastest, 1.0), 1.0, 1000.0));
+  std::vector<double> per_call;
+  for (int r = 0; r < repetitions; ++r) per_call.push_back(time_calls(calls) / calls);
+  std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
+  return per_call[per_call.size() / 2];
+}
+
+template <typename T>
+std::vector<T> random_values(std::size_t count, std::mt19937_64& rng) {
+  std::vector<T> out(count);
+  for (auto& v : out) v = static_cast<T>(rng());
+  return out;
+}
+
+struct LayerResult {
+  std::string name, description, workload_key;
+  int count = 1;
+  ConfigSource source = ConfigSource::heuristic;
+  std::string config_key, default_config_key, reason;
+  double tuned_ns = 0, default_ns = 0;
+  std::optional<double> onednn_ns;
+  std::string onednn_note;  // implementation, or why the peer was not run
+};
+
+std::size_t element_bytes(qtune::DType t) { return t == qtune::DType::s32 ? 4 : 1; }
+
+// One layer: the runtime's choice, the untuned default and oneDNN on the same data.
+LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions) {
+  const qtune::Workload& w = layer.workload;
+  LayerResult r;
+  r.name = layer.name;
+  r.description = w.describe();
+  r.workload_key = w.key();
+  r.count = layer.count;
+  std::mt19937_64 rng(std::hash<std::string>{}(r.workload_key));
+  const qtune::Config untuned = qtune::default_config(w, qtune::cpu_features());
+  r.default_config_key = untuned.key();
+
+  if (w.op == qtune::OpKind::gemm) {
+    const qtune::GemmProblem p = w.gemm_problem();
+    const auto a = random_values<std::uint8_t>(static_cast<std::size_t>(p.m * p.k), rng);
+    const auto b = random_values<std::int8_t>(static_cast<std::size_t>(p.k * p.n), rng);
+    const auto bias = random_values<std::int16_t>(static_cast<std::size_t>(p.n), rng);
+    const std::vector<std::int32_t> bias32(bias.begin(), bias.end());
+    const std::size_t out_size = static_cast<std::size_t>(p.m * p.n) * element_bytes(p.out_type);
+    std::vector<std::uint8_t> out_tuned(out_size), out_default(out_size);
+    const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
+
+    const auto tuned = rt.prepare_gemm(p, b.data(), n, bias32.data(), w.threads);
+    r.source = tuned.selection().source;
+    r.config_key = tuned.selection().config_key;
+    r.reason = tuned.selection().reason;
+    r.tuned_ns = median_ns(repetitions, [&] { tuned.run(a.data(), k, out_tuned.data(), n); });
+    const auto plain = qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias32.data());
+    r.default_ns = median_ns(repetitions, [&] { plain.run(a.data(), k, out_default.data(), n); });
+    if (out_tuned != out_default)
+      throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
+#ifdef QTUNE_HAVE_ONEDNN
+    if (p.a_type != qtune::DType::u8 || p.out_type == qtune::DType::u8) {
+      r.onednn_note = "not run: the oneDNN matmul peer takes u8 activations and s8/s32 outputs";
+    } else {
+      qtune::peers::OnednnMatmul peer(p.m, p.n, p.k, p.out_type, w.threads);
+      r.onednn_note = peer.implementation();
+      r.onednn_ns = median_ns(repetitions, [&] { peer.run(); });
+    }
+#else
+    r.onednn_note = "not run: oneDNN is not part of this build";
+#endif
+    return r;
+  }
+
+  const qtune::Conv2dProblem p = w.conv2d_problem();
+  const auto input = random_values<std::uint8_t>(static_cast<std::size_t>(p.batch * p.in_h * p.in_w * p.in_c), rng);
+  const auto weights = random_values<std::int8_t>(
+      static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c), rng);
+  const auto bias = random_values<std::int16_t>(static_cast<std::size_t>(p.out_c), rng);
+  const std::vector<std::int32_t> bias32(bias.begin(), bias.end());
+  const std::size_t out_size =
+      static_cast<std::size_t>(p.batch * p.out_h() * p.out_w() * p.out_c) * element_bytes(p.out_type);
+  std::vector<std::uint8_t> out_tuned(out_size), out_default(out_size);
+
+  const auto tuned = rt.prepare_conv2d(p, weights.data(), bias32.data(), w.threads);
+  r.source = tuned.selection().source;
+  r.config_key = tuned.selection().config_key;
+  r.reason = tuned.selection().reason;
+  r.tuned_ns = median_ns(repetitions, [&] { tuned.run(input.data(), out_tuned.data()); });
+  const auto plain = qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias32.data());
+  r.default_ns = median_ns(repetitions, [&] { plain.run(input.data(), out_default.data()); });
+  if (out_tuned != out_default)
+    throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
+#ifdef QTUNE_HAVE_ONEDNN
+  if (const std::string why = qtune::peers::onednn_conv_unsupported(p); !why.empty()) {
+    r.onednn_note = "not run: " + why;
+  } else {
+    std::vector<std::uint8_t> out_peer(out_size);
+    qtune::peers::OnednnConv peer(p, weights.data(), bias32.data(), w.threads);
+    r.onednn_note = peer.implementation();
+    peer.run(input.data(), out_peer.data());  // the first run generates oneDNN's code
+    r.onednn_ns = median_ns(repetitions, [&] { peer.run(input.data(), out_peer.data()); });
+  }
+#else
+  r.onednn_note = "not run: oneDNN is not part of this build";
+#endif
+  return r;
+}
+
+std::string ms(double ns) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << ns / 1e6;
+  return out.str();
+}
+
+std::string ratio(double numerator, double denominator) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2) << numerator / denominator << "x";
+  return out.str();
+}
+
+// The layer's timings as network_runs rows (for `qtune report`): tuned, default and, when it ran,
+// oneDNN. They belong to this machine, whichever target's tuning results were used.
+void append_network_runs(std::vector<qtune::records::NetworkRunRecord>& rows, const LayerResult& r,
+                         const qtune::Workload& w, const std::string& run_uid, const std::string& network) {
+  auto row = [&](const char* impl, const std::string& config, double ns) {
+    qtune::records::NetworkRunRecord out;
+    out.run_uid = run_uid;
+    out.target_key = qtune::current_target().key();
+    out.network = network;
+    out.workload_key = r.workload_key;
+    out.impl = impl;
+    out.config_key = config;
+    out.median_ns = ns;
+    out.gops = w.gops() / (ns * 1e-9);
+    return out;
+  };
+  rows.push_back(row(qtune::records::kImplTuned, r.config_key, r.tuned_ns));
+  rows.push_back(row(qtune::records::kImplDefault, r.default_config_key, r.default_ns));
+  if (r.onednn_ns) rows.push_back(row(qtune::records::kImplOneDnn, "", *r.onednn_ns));
+}
+
+Runtime load_runtime(const qtune::cli::Args& args) {
+  qtune::runtime::RuntimeOptions options;
+  if (auto target = qtune::cli::resolve_target_option(args)) options.target_key = *target;
+  const auto db = args.value("db"), log = args.value("log");
+  if (db && log) throw qtune::cli::UsageError("give --db or --log, not both");
+  if (db) return Runtime::from_database(*db, std::move(options));
+  if (log) return Runtime::from_log(*log, std::move(options));
+  return Runtime(std::move(options));
+}
+
+int run_network(const qtune::cli::Args& args) {
+  const std::string workloads_path = args.required("workloads");
+  const int repetitions = static_cast<int>(args.int_or("repetitions", 5, 1, 1000));
+  const auto threads = args.value("threads");
+  const int thread_budget = static_cast<int>(args.int_or("threads", 1, 1, 1024));
+  const bool json = args.flag("json");
+
+  qtune::WorkloadFile network = qtune::load_workload_file(workloads_path);
+  if (threads) {
+    for (auto& layer : network.layers) layer.workload.threads = thread_budget;
+  }
+  Runtime rt = [&] {
+    try {
+      return load_runtime(args);
+    } catch (const qtune::records::LogError& e) {
+      std::ostringstream problems;
+      for (const auto& p : e.problems()) problems << "\n  " << p.to_string();
+      throw std::runtime_error("the log has " + std::to_string(e.problems().size()) + " invalid line(s):" +
+                               problems.str());
+    }
+  }();
+  const std::string source = args.value("db") ? *args.value("db") : args.value("log") ? *args.value("log") : "";
+
+  if (!json) {
+    std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
+              << "tuning data: " << (source.empty() ? "none (every layer uses the heuristic default)" : source)
+              << ", " << rt.tuned_workloads() << " tuned workloads for target\n  " << rt.target_key() << "\n";
+    if (rt.other_target_entries() > 0)
+      std::cout << "  (" << rt.other_target_entries()
+                << " entries of other targets ignored; --target KEY uses them)\n";
+    std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms; totals weight "
+              << "each layer by its count\n\n"
+              << std::left << std::setw(34) << "layer" << std::setw(30) << "shape" << std::right << std::setw(4)
+              << "x" << std::setw(10) << "source" << std::setw(10) << "tuned" << std::setw(10) << "default"
+              << std::setw(10) << "oneDNN" << std::setw(10) << "def/tun" << std::setw(10) << "dnn/tun" << "\n";
+  }
+
+  double total_tuned = 0, total_default = 0, total_onednn = 0, tuned_where_onednn = 0;
+  std::size_t onednn_layers = 0;
+  const std::string run_uid = qtune::records::new_run_uid();
+  std::vector<qtune::records::NetworkRunRecord> run_rows;  // stored with --db, for `qtune report`
+  for (const qtune::Layer& layer : network.layers) {
+    const LayerResult r = run_layer(rt, layer, repetitions);
+    append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network);
+    total_tuned += r.count * r.tuned_ns;
+    total_default += r.count * r.default_ns;
+    if (r.onednn_ns) {
+      total_onednn += r.count * *r.onednn_ns;
+      tuned_where_onednn += r.count * r.tuned_ns;
+      ++onednn_layers;
+    }
+    if (json) {
+      nlohmann::json line = {{"type", "layer"},
+                             {"layer", r.name},
+                             {"workload", r.workload_key},
+                             {"description", r.description},
+                             {"count", r.count},
+                             {"source", std::string(to_string(r.source))},
+                             {"config", r.config_key},
+                             {"fallback_reason", r.reason},
+                             {"tuned_ns", r.tuned_ns},
+                             {"default_config", r.default_config_key},
+                             {"default_ns", r.default_ns},
+                             {"speedup_vs_default", r.default_ns / r.tuned_ns},
+                             {"onednn_ns", r.onednn_ns ? nlohmann::json(*r.onednn_ns) : nlohmann::json()},
+                             {"onednn", r.onednn_note},
+                             {"speedup_vs_onednn",
+                              r.onednn_ns ? nlohmann::json(*r.onednn_ns / r.tuned_ns) : nlohmann::json()}};
+      std::cout << line.dump() << "\n";
+    } else {
+      std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::setw(30) << r.description.substr(0, 29)
+                << std::right << std::setw(4) << r.count << std::setw(10) << to_string(r.source) << std::setw(10)
+                << ms(r.tuned_ns) << std::setw(10) << ms(r.default_ns) << std::setw(10)
+                << (r.onednn_ns ? ms(*r.onednn_ns) : "-") << std::setw(10) << ratio(r.default_ns, r.tuned_ns)
+                << std::setw(10) << (r.onednn_ns ? ratio(*r.onednn_ns, r.tuned_ns) : "-") << "\n";
+    }
+    std::cout.flush();
+  }
+
+  std::string stored_run;
+  if (auto db_path = args.value("db"); db_path && !args.flag("no-store")) {
+    auto db = qtune::records::TuningDb::open(*db_path, qtune::records::OpenMode::existing);
+    qtune::records::add_network_runs(db, run_rows);
+    std::cerr << "qtune run: stored " << run_rows.size() << " timings (run " << run_uid << ") in " << *db_path
+              << " for qtune report\n";
+    stored_run = run_uid;
+  }
+
+  const auto fallbacks = rt.fallbacks();
+  if (json) {
+    nlohmann::json total = {{"type", "total"},
+                            {"network", network.network},
+                            {"layers", network.layers.size()},
+                            {"tuned_ns", total_tuned},
+                            {"default_ns", total_default},
+                            {"speedup_vs_default", total_default / total_tuned},
+                            {"onednn_layers", onednn_layers},
+                            {"onednn_ns", onednn_layers ? nlohmann::json(total_onednn) : nlohmann::json()},
+                            {"tuned_ns_where_onednn", tuned_where_onednn},
+                            {"speedup_vs_onednn", onednn_layers ? nlohmann::json(total_onednn / tuned_where_onednn)
+                                                                : nlohmann::json()},
+                            {"fallbacks", fallbacks.size()},
+                            {"target", rt.target_key()},
+                            {"stored_run", stored_run.empty() ? nlohmann::json() : nlohmann::json(stored_run)}};
+    std::cout << total.dump() << "\n";
+    return 0;
+  }
+  std::cout << "\ntotal: tuned " << ms(total_tuned) << " ms, default " << ms(total_default) << " ms ("
+            << ratio(total_default, total_tuned) << " faster tuned)";
+  if (onednn_layers > 0) {
+    std::cout << "; oneDNN " << ms(total_onednn) << " ms on the " << onednn_layers << " layer(s) it can run, tuned "
+              << ms(tuned_where_onednn) << " ms on those (oneDNN/tuned " << ratio(total_onednn, tuned_where_onednn)
+              << ")";
+  }
+  std::cout << "\n";
+  if (fallbacks.empty()) {
+    std::cout << "every layer ran its own tuned configuration\n";
+  } else {
+    std::cout << fallbacks.size() << " of " << network.layers.size() << " layers fell back:\n";
+    for (const auto& f : fallbacks) std::cout << "  " << f.workload_key << "\n    -> " << f.config_key << ": " << f.reason << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
+              "qtune run --workloads FILE [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
+              "[--repetitions N] [--no-store] [--json]",
+              {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
+               {"db", true, "FILE  tuning database to take the tuned configurations from"},
+               {"log", true, "FILE  best-config log (qtune export) to take them from instead"},
+               {"target", true, "KEY  use the entries of this target ('current', the default, = this machine)"},
+               {"threads", true, "T  thread budget of every layer (default: each layer's own, from the file)"},
+               {"repetitions", true, "N  timed repetitions per layer and variant; the median is reported (default 5)"},
+               {"no-store", false, "with --db: do not store the timings in the database's network_runs table"},
+               {"json", false, "one JSON object per line: each layer (type \"layer\"), then the total (type \"total\")"}},
+              run_network);
