@@ -10,6 +10,9 @@ packages=(
   libdnnl-dev libxnnpack-dev libgemmlowp-dev
   g++-aarch64-linux-gnu qemu-user
 )
+# The aarch64 cross build (preset aarch64, tests under qemu) links Google Benchmark for arm64 from
+# Debian's multiarch archive; the host and arm64 packages install side by side.
+packages+=(libbenchmark-dev:arm64)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,6 +25,9 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo_cmd=()
   if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    "${sudo_cmd[@]}" dpkg --add-architecture arm64
+  fi
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else

@@ -1,0 +1,57 @@
+// Shared machinery of `qtune bench` (tools/cmd_bench.cc implements it; bench_gemm.cc and
+// bench_conv2d.cc use it): each operator family builds a list of cases (qtune variants and peers,
+// prepared lazily), run_bench_cases() times them all in the same process run on Google Benchmark's
+// engine (benchmark::RegisterBenchmark and a reporter that collects every repetition's time), and
+// print_bench_results() prints a table with the ratio to the peer, or one JSON object per line:
+//   {"op":"gemm","m":..,"n":..,"k":..,"impl":"qtune"|"onednn","variant":"<key>","threads":..,
+//    "gops":..,"median_ns":..}
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli.h"
+
+namespace qtune::cli {
+
+struct BenchCase {
+  std::string op;                                          // "gemm", "conv2d"
+  std::vector<std::pair<std::string, std::int64_t>> shape;  // JSON fields in order: {"m", 784}, ...
+  std::string impl;                                        // "qtune" or a peer: "onednn"
+  std::string variant;                                     // qtune: the config key; peers: implementation
+  int threads = 1;
+  double ops = 0;  // operations of one run (2 * MACs), for GOP/s
+  // Prepares the case (packing, peer primitive creation, warm-up) and returns one execution; called
+  // once, right before the case is timed, so that only one case holds its buffers at a time.
+  std::function<std::function<void()>()> prepare;
+};
+
+struct BenchOptions {
+  double min_time = 0.2;  // seconds per repetition (the engine picks the iteration count)
+  int repetitions = 3;    // timed repetitions; the median is reported
+};
+
+struct BenchResult {
+  BenchCase bench;       // `prepare` is cleared
+  double median_ns = 0;  // median over repetitions of the time of one run
+  double gops = 0;       // ops / median_ns
+  std::string error;     // non-empty if the case failed (prepare or run threw)
+};
+
+// Times every case in order; a case that throws is reported with its error, the others still run.
+std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const BenchOptions& options);
+
+// A table (variant, threads, GOP/s, median time, ratio to the peer of the same shape and thread
+// count), or with json one object per line.
+void print_bench_results(const std::vector<BenchResult>& results, bool json, std::ostream& out);
+
+// The options every `qtune bench --op ...` family shares.
+BenchOptions bench_options_from(const Args& args);
+// "1,2" -> {1, 2}; UsageError naming the option for anything else (values in [min, max]).
+std::vector<int> parse_int_list(const std::string& text, const std::string& option, int min, int max);
+
+}  // namespace qtune::cli

@@ -1,0 +1,177 @@
+// `qtune bench --op gemm`: every usable GEMM variant (each microkernel x fused/separate
+// requantization x packed/in-place A, at the default cache blocking for the shape adapted to the
+// tile) and oneDNN's int8 matmul, per shape and thread count, in one run.
+//
+// Both sides compute the same thing: u8 activations x s8 weights, int32 accumulation, and for s8
+// outputs one fp32 output scale per tensor (RoundingMode::fp32 is exactly oneDNN's output-scale
+// math); qtune additionally carries an activation zero point, which costs nothing at run time
+// (it is folded into the packed per-column terms).
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "bench_common.h"
+#include "bench_ops.h"
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/kernels/gemm.h"
+#include "qtune/search_space/operator_spaces.h"
+#if defined(QTUNE_HAVE_ONEDNN)
+#include "peers/onednn_matmul.h"
+#endif
+
+namespace qtune::cli {
+namespace {
+
+struct GemmShape {
+  std::int64_t m, n, k;
+};
+
+std::vector<GemmShape> shapes_from(const Args& args) {
+  const bool explicit_shape = args.value("m") || args.value("n") || args.value("k");
+  if (auto set = args.value("shapes")) {
+    if (*set != "default") throw UsageError("--shapes must be 'default', got '" + *set + "'");
+    if (explicit_shape) throw UsageError("--shapes and --m/--n/--k are exclusive");
+    return {{5625, 192, 720}, {256, 256, 256}, {1024, 1024, 1024}, {3136, 144, 24}, {784, 128, 1152}};
+  }
+  if (!explicit_shape) throw UsageError("give --m M --n N --k K, or --shapes default");
+  constexpr long long kMax = 1 << 20;
+  return {{args.int_or("m", 0, 1, kMax), args.int_or("n", 0, 1, kMax), args.int_or("k", 0, 1, kMax)}};
+}
+
+std::vector<Isa> isas_from(const Args& args) {
+  const CpuFeatures& cpu = cpu_features();
+  std::vector<Isa> out;
+  if (auto list = args.value("isa")) {
+    std::stringstream in(*list);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+      const auto isa = parse_isa(name);
+      if (!isa) throw UsageError("--isa: unknown instruction set '" + name + "'");
+      if (!cpu.usable(*isa)) throw UsageError("--isa: isa " + name + " is not usable on this CPU");
+      out.push_back(*isa);
+    }
+    return out;
+  }
+  for (Isa isa : cpu.usable_isas()) {
+    if (isa != Isa::scalar) out.push_back(isa);
+  }
+  if (out.empty()) out.push_back(Isa::scalar);
+  return out;
+}
+
+GemmProblem bench_problem(const GemmShape& s, DType out_type) {
+  GemmProblem p;
+  p.m = s.m;
+  p.n = s.n;
+  p.k = s.k;
+  p.a_type = DType::u8;
+  p.a_zero_point = 3;
+  p.out_type = out_type;
+  if (out_type != DType::s32) p.requant = RequantParams::make(RoundingMode::fp32, {0.0005}, 0, -128, 127);
+  return p;
+}
+
+// The default blocking of the shape, adapted to the tile (kc a multiple of kr, mc of mr).
+GemmConfig variant_config(const GemmConfig& base, const GemmMicrokernelInfo& uk, bool pack_a, bool fuse, int threads) {
+  GemmConfig c = base;
+  c.isa = uk.isa;
+  c.mr = uk.mr;
+  c.nr = uk.nr;
+  c.kc = base.kc == 0 ? 0 : std::max(uk.kr, base.kc / uk.kr * uk.kr);
+  c.mc = base.mc == 0 ? 0 : std::max(uk.mr, base.mc / uk.mr * uk.mr);
+  c.nc = 0;
+  c.pack_a = pack_a;
+  c.fuse_requant = fuse;
+  c.threads = threads;
+  return c;
+}
+
+BenchCase qtune_case(const GemmShape& s, const GemmProblem& p, const GemmConfig& c) {
+  BenchCase bc;
+  bc.op = "gemm";
+  bc.shape = {{"m", s.m}, {"n", s.n}, {"k", s.k}};
+  bc.impl = "qtune";
+  bc.variant = from_gemm_config(c).key();
+  bc.threads = c.threads;
+  bc.ops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  bc.prepare = [s, p, c]() -> std::function<void()> {
+    struct State {
+      std::vector<std::uint8_t> a, c;
+      std::unique_ptr<GemmOp> op;
+    };
+    auto st = std::make_shared<State>();
+    std::mt19937 rng(1);
+    st->a.resize(static_cast<std::size_t>(s.m * s.k));
+    for (auto& v : st->a) v = static_cast<std::uint8_t>(rng());
+    std::vector<std::int8_t> b(static_cast<std::size_t>(s.k * s.n));
+    for (auto& v : b) v = static_cast<std::int8_t>(rng());
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(s.n), 100);
+    st->c.resize(static_cast<std::size_t>(s.m * s.n) * (p.out_type == DType::s32 ? 4 : 1));
+    st->op = std::make_unique<GemmOp>(GemmOp::prepare(p, c, b.data(), static_cast<std::size_t>(s.n), bias.data()));
+    return [st, s] {
+      st->op->run(st->a.data(), static_cast<std::size_t>(s.k), st->c.data(), static_cast<std::size_t>(s.n));
+    };
+  };
+  return bc;
+}
+
+#if defined(QTUNE_HAVE_ONEDNN)
+BenchCase onednn_case(const GemmShape& s, DType out_type, int threads) {
+  BenchCase bc;
+  bc.op = "gemm";
+  bc.shape = {{"m", s.m}, {"n", s.n}, {"k", s.k}};
+  bc.impl = "onednn";
+  bc.threads = threads;
+  bc.ops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  // The implementation name is only known once the primitive exists: create it once here.
+  bc.variant = peers::OnednnMatmul(1, 1, 1, out_type, 1).implementation();
+  bc.prepare = [s, out_type, threads]() -> std::function<void()> {
+    auto peer = std::make_shared<peers::OnednnMatmul>(s.m, s.n, s.k, out_type, threads);
+    return [peer] { peer->run(); };
+  };
+  return bc;
+}
+#endif
+
+}  // namespace
+
+int bench_gemm(const Args& args) {
+  const std::vector<GemmShape> shapes = shapes_from(args);
+  const std::vector<int> threads = parse_int_list(args.value_or("threads", "1"), "threads", 1, 256);
+  const std::vector<Isa> isas = isas_from(args);
+  const std::string out_name = args.value_or("out", "s8");
+  if (out_name != "s8" && out_name != "s32") throw UsageError("--out must be s8 or s32, got '" + out_name + "'");
+  const DType out_type = out_name == "s8" ? DType::s8 : DType::s32;
+
+  std::vector<BenchCase> cases;
+  for (const GemmShape& s : shapes) {
+    const GemmProblem problem = bench_problem(s, out_type);
+    const GemmConfig base = gemm_default_config(problem);
+    for (int t : threads) {
+      for (const GemmMicrokernelInfo& uk : gemm_microkernels()) {
+        if (std::find(isas.begin(), isas.end(), uk.isa) == isas.end()) continue;
+        for (bool pack_a : {true, false}) {
+          for (bool fuse : {true, false}) {
+            if (out_type == DType::s32 && !fuse) continue;  // nothing to fuse
+            const GemmConfig c = variant_config(base, uk, pack_a, fuse, t);
+            if (gemm_check_config(problem, c).empty()) cases.push_back(qtune_case(s, problem, c));
+          }
+        }
+      }
+#if defined(QTUNE_HAVE_ONEDNN)
+      cases.push_back(onednn_case(s, out_type, t));
+#endif
+    }
+  }
+  if (!args.flag("json")) {
+    std::cerr << "qtune bench: " << cases.size() << " cases, " << args.value_or("repetitions", "3")
+              << " repetitions each" << (cases.size() > 40 ? " (this takes a while)" : "") << "\n";
+  }
+  const std::vector<BenchResult> results = run_bench_cases(std::move(cases), bench_options_from(args));
+  print_bench_results(results, args.flag("json"), std::cout);
+  return 0;
+}
+
+}  // namespace qtune::cli

@@ -1,0 +1,236 @@
+// `qtune bench`: every usable variant of one operator and the peer libraries, timed in the same
+// process run on Google Benchmark's engine. The operator families live in bench_<op>.cc; this file
+// holds the command and the timing/reporting they share (bench_common.h).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bench_common.h"
+#include "bench_ops.h"
+
+namespace qtune::cli {
+namespace {
+
+// Collects the time of every repetition (one run of the timed loop each) per benchmark name.
+class CollectingReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration) continue;
+      Entry& e = entries_[run.run_name.function_name];
+      if (run.error_occurred) {
+        e.error = run.error_message;
+      } else {
+        e.ns.push_back(run.GetAdjustedRealTime() * to_ns(run.time_unit));
+      }
+    }
+  }
+  struct Entry {
+    std::vector<double> ns;
+    std::string error;
+  };
+  const std::map<std::string, Entry>& entries() const { return entries_; }
+
+ private:
+  static double to_ns(benchmark::TimeUnit unit) {
+    switch (unit) {
+      case benchmark::kNanosecond: return 1;
+      case benchmark::kMicrosecond: return 1e3;
+      case benchmark::kMillisecond: return 1e6;
+      case benchmark::kSecond: return 1e9;
+    }
+    return 1;
+  }
+  std::map<std::string, Entry> entries_;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string shape_label(const BenchCase& c) {
+  std::string s;
+  for (const auto& [key, value] : c.shape) s += (s.empty() ? "" : " ") + key + "=" + std::to_string(value);
+  return s;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+}  // namespace
+
+std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const BenchOptions& options) {
+  static const bool initialized = [] {
+    int argc = 1;
+    char name[] = "qtune";
+    char* argv[] = {name, nullptr};
+    benchmark::Initialize(&argc, argv);
+    return true;
+  }();
+  (void)initialized;
+  benchmark::ClearRegisteredBenchmarks();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    BenchCase* c = &cases[i];
+    benchmark::RegisterBenchmark(("case" + std::to_string(i)).c_str(),
+                                 [c](benchmark::State& state) {
+                                   std::function<void()> run;
+                                   try {
+                                     run = c->prepare();
+                                     run();  // warm-up outside the timed loop
+                                   } catch (const std::exception& e) {
+                                     state.SkipWithError(e.what());
+                                     return;
+                                   }
+                                   for (auto _ : state) run();
+                                 })
+        ->UseRealTime()
+        ->Unit(benchmark::kNanosecond)
+        ->MinTime(options.min_time)
+        ->Repetitions(options.repetitions)
+        ->ReportAggregatesOnly(false);
+  }
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::ClearRegisteredBenchmarks();
+
+  std::vector<BenchResult> results;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    BenchResult r;
+    r.bench = cases[i];
+    r.bench.prepare = nullptr;
+    auto it = reporter.entries().find("case" + std::to_string(i));
+    if (it == reporter.entries().end()) {
+      r.error = "not run";
+    } else if (!it->second.error.empty() || it->second.ns.empty()) {
+      r.error = it->second.error.empty() ? "no timing" : it->second.error;
+    } else {
+      r.median_ns = median(it->second.ns);
+      r.gops = r.bench.ops / r.median_ns;
+    }
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+void print_bench_results(const std::vector<BenchResult>& results, bool json, std::ostream& out) {
+  if (json) {
+    for (const BenchResult& r : results) {
+      nlohmann::ordered_json j;
+      j["op"] = r.bench.op;
+      for (const auto& [key, value] : r.bench.shape) j[key] = value;
+      j["impl"] = r.bench.impl;
+      j["variant"] = r.bench.variant;
+      j["threads"] = r.bench.threads;
+      if (r.error.empty()) {
+        j["gops"] = r.gops;
+        j["median_ns"] = r.median_ns;
+      } else {
+        j["error"] = r.error;
+      }
+      out << j.dump() << "\n";
+    }
+    return;
+  }
+  // The peer of each (shape, threads): the first non-qtune result.
+  std::map<std::string, double> peer_gops;
+  for (const BenchResult& r : results) {
+    const std::string group = shape_label(r.bench) + "|" + std::to_string(r.bench.threads);
+    if (r.bench.impl != "qtune" && r.error.empty() && !peer_gops.count(group)) peer_gops[group] = r.gops;
+  }
+  std::string last_shape;
+  for (const BenchResult& r : results) {
+    const std::string shape = r.bench.op + " " + shape_label(r.bench);
+    if (shape != last_shape) {
+      out << "\n" << shape << "\n";
+      out << "  " << std::left << std::setw(72) << "variant" << std::right << std::setw(8) << "threads" << std::setw(10)
+          << "GOP/s" << std::setw(14) << "median us" << std::setw(10) << "vs peer" << "\n";
+      last_shape = shape;
+    }
+    const std::string name = r.bench.impl == "qtune" ? r.bench.variant : r.bench.impl + " (" + r.bench.variant + ")";
+    out << "  " << std::left << std::setw(72) << name << std::right << std::setw(8) << r.bench.threads;
+    if (!r.error.empty()) {
+      out << "  error: " << r.error << "\n";
+      continue;
+    }
+    const auto peer = peer_gops.find(shape_label(r.bench) + "|" + std::to_string(r.bench.threads));
+    out << std::setw(10) << fixed(r.gops, 1) << std::setw(14) << fixed(r.median_ns / 1e3, 1) << std::setw(10)
+        << (peer != peer_gops.end() ? fixed(r.gops / peer->second, 2) : std::string("-")) << "\n";
+  }
+}
+
+BenchOptions bench_options_from(const Args& args) {
+  BenchOptions o;
+  o.min_time = args.double_or("min-time", 0.2, 0.001, 60);
+  o.repetitions = static_cast<int>(args.int_or("repetitions", 3, 1, 100));
+  return o;
+}
+
+std::vector<int> parse_int_list(const std::string& text, const std::string& option, int min, int max) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < min || v > max) {
+      throw UsageError("option --" + option + " expects a comma-separated list of integers in [" +
+                       std::to_string(min) + ", " + std::to_string(max) + "], got '" + text + "'");
+    }
+    out.push_back(static_cast<int>(v));
+  }
+  if (out.empty()) throw UsageError("option --" + option + " is empty");
+  return out;
+}
+
+namespace {
+
+int run_bench(const Args& args) {
+  const std::string op = args.value_or("op", "gemm");
+  if (op == "gemm") return bench_gemm(args);
+  if (op == "conv2d") return bench_conv2d(args);
+  throw UsageError("--op must be gemm or conv2d, got '" + op + "'");
+}
+
+}  // namespace
+}  // namespace qtune::cli
+
+QTUNE_COMMAND(
+    "bench", "time every usable variant of an operator shape and the peer libraries in one run",
+    "qtune bench [--op gemm] (--m M --n N --k K | --shapes default) [--threads 1,2] [--json]\n"
+    "       qtune bench --op conv2d (--input N,H,W,C --out-c K --kernel KHxKW [--stride S] [--pad P] [--groups G]\n"
+    "                               | --layer FILE:NAME | --workload KEY) [--threads 1,2] [--json]",
+    {
+        {"op", true, "OP  gemm (default) or conv2d"},
+        {"m", true, "M  GEMM rows of A and C"},
+        {"n", true, "N  GEMM columns of B and C"},
+        {"k", true, "K  GEMM depth"},
+        {"shapes", true, "SET  'default': the issue's shapes (GEMM: 5625x192x720 256x256x256 1024x1024x1024 3136x144x24 784x128x1152)"},
+        {"threads", true, "LIST  thread counts, e.g. 1,2 (default 1)"},
+        {"isa", true, "LIST  instruction sets to measure (default: every usable vector ISA; add scalar explicitly)"},
+        {"out", true, "TYPE  s8 (default: requantized with one fp32 scale, the peers' math) or s32"},
+        {"json", false, "one JSON object per line instead of the table"},
+        {"min-time", true, "S  minimum seconds per repetition (default 0.2)"},
+        {"repetitions", true, "N  timed repetitions, the median is reported (default 3)"},
+        // conv2d shape options, parsed by bench_conv2d.cc.
+        {"stride", true, "S  conv2d stride"},
+        {"pad", true, "P  conv2d padding (all sides)"},
+        {"groups", true, "G  conv2d groups"},
+        {"workload", true, "KEY  a workload key instead of the shape options"},
+        {"input", true, "N,H,W,C  conv2d input shape (NHWC)"},
+        {"out-c", true, "K  conv2d output channels"},
+        {"kernel", true, "KHxKW  conv2d kernel, e.g. 3x3"},
+        {"layer", true, "FILE:NAME  conv2d layer of a network table, e.g. workloads/resnet50.json:layer2.0.conv2"},
+    },
+    qtune::cli::run_bench);
