@@ -8,6 +8,9 @@ packages=(
   cmake g++ make pkg-config
   libsqlite3-dev nlohmann-json3-dev libbenchmark-dev libgtest-dev libgmock-dev
   libdnnl-dev libxnnpack-dev libgemmlowp-dev
+  # Debian's oneDNN is built with the OpenCL GPU runtime: its CMake package requires OpenCL's
+  # headers and link library even though qtune only uses the CPU engine.
+  ocl-icd-opencl-dev
   g++-aarch64-linux-gnu qemu-user
 )
 # The aarch64 cross build (preset aarch64, tests under qemu) links Google Benchmark for arm64 from

@@ -1,5 +1,5 @@
 // What the database commands (export, import, merge, query) share: key validators wired from
-// search_space, "current" target resolution, and printing database/log errors the way the CLI
+// search_space (qtune/runtime/key_validators.h), "current" target resolution, and printing database/log errors the way the CLI
 // promises ("qtune import: tuning.db: not a qtune database (no qtune schema)", exit 1).
 #pragma once
 
@@ -8,13 +8,13 @@
 #include <string>
 
 #include "cli.h"
-#include "qtune/records/key_validators.h"
+#include "qtune/runtime/key_validators.h"
 
 namespace qtune::cli {
 
 // Validators that accept only keys search_space parses and spells the same way (canonical), so
 // that one layer or configuration never has two identities in a database.
-records::KeyValidators search_space_validators();
+using runtime::search_space_validators;
 
 // "current" -> this machine's target key; any other value must parse as a target key.
 std::string resolve_target(const std::string& value);

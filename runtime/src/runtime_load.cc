@@ -5,9 +5,9 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "key_validation.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/tuning_db.h"
+#include "qtune/runtime/key_validators.h"
 #include "qtune/runtime/workload_of.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
@@ -99,7 +99,7 @@ Runtime Runtime::from_database(const std::string& path, RuntimeOptions options) 
 }
 
 Runtime Runtime::from_log(const std::string& path, RuntimeOptions options) {
-  const records::LogReadResult log = records::read_log_file(path, detail::search_space_validators());
+  const records::LogReadResult log = records::read_log_file(path, search_space_validators());
   if (!log.problems.empty()) throw records::LogError(log.problems);
   std::vector<TunedConfig> entries;
   for (const records::MeasurementRecord& m : log.records) {

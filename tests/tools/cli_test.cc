@@ -1,0 +1,200 @@
+// The `qtune` program driven the way its users drive it: a tuning session, export, import and the
+// CI gate `query --require`, plus the promise that bad input is a clear error that changes nothing.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Concatenation through a stream: GCC 12 misreports -Wrestrict on `"literal" + std::string`.
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::ostringstream text;
+  (text << ... << parts);
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+// Each test works in its own fresh directory.
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / cat("qtune-cli-", ::getpid(), "-", info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `qtune <args>` in the test's directory.
+  Outcome qtune(const std::string& args) const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string command =
+        cat("cd '", dir_.string(), "' && '", QTUNE_CLI, "' ", args, " >'", out.string(), "' 2>'", err.string(), "'");
+    const int status = std::system(command.c_str());
+    Outcome o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.out = slurp(out);
+    o.err = slurp(err);
+    return o;
+  }
+
+  fs::path path(const std::string& name) const { return dir_ / name; }
+
+  // A network of one tiny GEMM layer, plus (with `extra`) a second layer nobody tuned.
+  void write_workloads(const std::string& name, bool extra) const {
+    std::string layers = R"({"name": "fc", "op": "gemm", "m": 16, "n": 24, "k": 40})";
+    if (extra) layers.append(R"(, {"name": "fc_untuned", "op": "gemm", "m": 8, "n": 8, "k": 8})");
+    write_file(path(name), cat(R"({"format": "qtune-workloads/1", "network": "tiny", "layers": [)", layers, "]}"));
+  }
+
+  // Tunes the one-layer network into `db`.
+  void tune_tiny(const std::string& db, int trials) const {
+    const Outcome o = qtune(cat("tune --db ", db, " --op gemm --m 16 --n 24 --k 40 --trials ", trials, " --quiet"));
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, VersionHelpAndUsageErrors) {
+  Outcome o = qtune("--version");
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.out.rfind("qtune ", 0), 0u) << o.out;
+
+  o = qtune("--help");
+  EXPECT_EQ(o.exit_code, 0);
+  for (const char* command : {"tune", "export", "import", "merge", "query", "run", "bench", "report", "targets"})
+    EXPECT_NE(o.out.find(cat("  ", command)), std::string::npos) << command << " missing from --help";
+
+  o = qtune("frobnicate");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("unknown command 'frobnicate'"), std::string::npos) << o.err;
+
+  o = qtune("tune --db x.db --frobnicate");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("unknown option '--frobnicate'"), std::string::npos) << o.err;
+
+  o = qtune("tune --db x.db --op gemm --m 8 --n 8 --k 8 --strategy annealing");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--strategy"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("annealing"), std::string::npos) << o.err;
+
+  o = qtune("tune --db x.db --op gemm --m 0 --n 8 --k 8");
+  EXPECT_EQ(o.exit_code, 2) << "a zero-sized GEMM is a usage error";
+  EXPECT_FALSE(fs::exists(path("x.db"))) << "a usage error must not create the database";
+}
+
+TEST_F(Cli, TargetsListsWhatThisProcessCanRun) {
+  const Outcome o = qtune("targets");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("scalar"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, TuneExportImportAndTheCiGate) {
+  tune_tiny("tuning.db", 3);
+  write_workloads("net.json", false);
+  write_workloads("net_plus.json", true);
+
+  Outcome o = qtune("query --db tuning.db --require net.json --target current");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  o = qtune("query --db tuning.db --require net_plus.json");
+  EXPECT_EQ(o.exit_code, 1) << "a layer without a tuned configuration must fail the gate";
+  EXPECT_NE(o.out.find("fc_untuned"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("fc "), std::string::npos) << "only the missing layer is listed:\n" << o.out;
+
+  o = qtune("export --db tuning.db --best -o best.jsonl");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string log = slurp(path("best.jsonl"));
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << "one best line per (workload, target):\n" << log;
+
+  // The shipped log alone satisfies the gate in a fresh database, and importing twice adds nothing.
+  o = qtune("import --db shipped.db best.jsonl");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("imported 1 measurement"), std::string::npos) << o.out;
+  o = qtune("import --db shipped.db best.jsonl");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("imported 0 measurement"), std::string::npos) << o.out;
+  EXPECT_EQ(qtune("query --db shipped.db --require net.json").exit_code, 0);
+  EXPECT_EQ(qtune("export --db shipped.db --best").out, log) << "export -> import -> export is the identity";
+}
+
+TEST_F(Cli, RerunningASessionContinuesWithoutRemeasuring) {
+  tune_tiny("tuning.db", 2);
+  const auto lines = [&] {
+    const std::string all = qtune("export --db tuning.db --all").out;
+    return std::count(all.begin(), all.end(), '\n');
+  };
+  EXPECT_EQ(lines(), 2);
+  tune_tiny("tuning.db", 2);
+  EXPECT_EQ(lines(), 2) << "the budget is already spent: nothing is measured again";
+  tune_tiny("tuning.db", 4);
+  EXPECT_EQ(lines(), 4) << "a larger budget adds only the new trials";
+}
+
+TEST_F(Cli, BadFilesAreClearErrorsThatChangeNothing) {
+  // A file of random bytes is not taken for a database, and is left as it was.
+  std::string junk(4096, '\0');
+  std::mt19937 rng(7);
+  for (char& c : junk) c = static_cast<char>(rng());
+  write_file(path("junk.db"), junk);
+  Outcome o = qtune("query --db junk.db");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("junk.db: not a qtune database"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(path("junk.db")), junk);
+  o = qtune("tune --db junk.db --op gemm --m 8 --n 8 --k 8 --trials 1 --quiet");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(slurp(path("junk.db")), junk) << "tune must not overwrite a file that is not its database";
+
+  // A log with one good line and one bad one imports nothing, and names the line and the field.
+  tune_tiny("tuning.db", 1);
+  ASSERT_EQ(qtune("export --db tuning.db --all -o good.jsonl").exit_code, 0);
+  const std::string good = slurp(path("good.jsonl"));
+  const std::string field = "\"median_ns\":";
+  const auto at = good.find(field);
+  ASSERT_NE(at, std::string::npos) << good;
+  const std::string bad = cat(good.substr(0, at + field.size()), "-", good.substr(at + field.size()));  // a negative time
+  write_file(path("mixed.jsonl"), cat(good, bad));
+  ASSERT_EQ(qtune("tune --db other.db --op gemm --m 8 --n 8 --k 8 --trials 1 --quiet").exit_code, 0);
+  const std::string before = qtune("export --db other.db --all").out;
+  ASSERT_FALSE(before.empty());
+  o = qtune("import --db other.db mixed.jsonl");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("mixed.jsonl:2"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("median_ns"), std::string::npos) << o.err;
+  EXPECT_EQ(qtune("export --db other.db --all").out, before) << "a failed import lands nothing";
+
+  o = qtune("import --db other.db --skip-invalid mixed.jsonl");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("imported 1 measurement"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("skipped"), std::string::npos) << o.err;
+}
+
+}  // namespace
