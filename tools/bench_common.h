@@ -25,14 +25,15 @@ struct BenchCase {
   std::string variant;                                     // qtune: the config key; peers: implementation
   int threads = 1;
   double ops = 0;  // operations of one run (2 * MACs), for GOP/s
-  // Prepares the case (packing, peer primitive creation, warm-up) and returns one execution; called
-  // once, right before the case is timed, so that only one case holds its buffers at a time.
+  // Prepares the case (packing, peer primitive creation) and returns one execution; called before
+  // each repetition (repetitions of all cases are interleaved), so that only one case holds its
+  // buffers at a time.
   std::function<std::function<void()>()> prepare;
 };
 
 struct BenchOptions {
-  double min_time = 0.2;  // seconds per repetition (the engine picks the iteration count)
-  int repetitions = 3;    // timed repetitions; the median is reported
+  double min_time = 0.1;  // seconds per repetition (the engine picks the iteration count)
+  int repetitions = 5;    // timed repetitions, interleaved with other cases'; the median is reported
 };
 
 struct BenchResult {

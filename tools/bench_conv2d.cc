@@ -302,7 +302,7 @@ int bench_conv2d(const Args& args) {
 #endif
   }
   if (!args.flag("json")) {
-    std::cerr << "qtune bench: " << label << ": " << cases.size() << " cases, " << args.value_or("repetitions", "3")
+    std::cerr << "qtune bench: " << label << ": " << cases.size() << " cases, " << args.value_or("repetitions", "5")
               << " repetitions each\n";
   }
   const std::vector<BenchResult> results = run_bench_cases(std::move(cases), bench_options_from(args));

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <span>
 #include <sstream>
 
 #include "bench_common.h"
@@ -61,6 +62,29 @@ std::vector<Isa> isas_from(const Args& args) {
   return out;
 }
 
+// --config KEY[,KEY...]: exactly these configurations (e.g. a tuned best against oneDNN) instead
+// of every tile at the default blocking. Their threads knob is replaced by --threads.
+std::vector<GemmConfig> configs_from(const Args& args) {
+  std::vector<GemmConfig> out;
+  const auto list = args.value("config");
+  if (!list) return out;
+  if (args.value("isa")) throw UsageError("--config and --isa are exclusive");
+  const KnobSpace space = full_space(OpKind::gemm);
+  std::stringstream in(*list);
+  std::string key;
+  while (std::getline(in, key, ',')) {
+    try {
+      out.push_back(to_gemm_config(space.parse(key)));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--config '" + key + "': " + e.what());
+    }
+    if (!cpu_features().usable(out.back().isa))
+      throw UsageError("--config '" + key + "': isa " + std::string(to_string(out.back().isa)) + " is not usable on this CPU");
+  }
+  if (out.empty()) throw UsageError("--config is empty");
+  return out;
+}
+
 GemmProblem bench_problem(const GemmShape& s, DType out_type) {
   GemmProblem p;
   p.m = s.m;
@@ -73,15 +97,14 @@ GemmProblem bench_problem(const GemmShape& s, DType out_type) {
   return p;
 }
 
-// The default blocking of the shape, adapted to the tile (kc a multiple of kr, mc of mr).
+// The default blocking of the shape, adapted to the tile (kc a multiple of kr; the driver rounds
+// mc and nc to whole tiles).
 GemmConfig variant_config(const GemmConfig& base, const GemmMicrokernelInfo& uk, bool pack_a, bool fuse, int threads) {
   GemmConfig c = base;
   c.isa = uk.isa;
   c.mr = uk.mr;
   c.nr = uk.nr;
   c.kc = base.kc == 0 ? 0 : std::max(uk.kr, base.kc / uk.kr * uk.kr);
-  c.mc = base.mc == 0 ? 0 : std::max(uk.mr, base.mc / uk.mr * uk.mr);
-  c.nc = 0;
   c.pack_a = pack_a;
   c.fuse_requant = fuse;
   c.threads = threads;
@@ -145,12 +168,22 @@ int bench_gemm(const Args& args) {
   if (out_name != "s8" && out_name != "s32") throw UsageError("--out must be s8 or s32, got '" + out_name + "'");
   const DType out_type = out_name == "s8" ? DType::s8 : DType::s32;
 
+  const std::vector<GemmConfig> configs = configs_from(args);
+
   std::vector<BenchCase> cases;
   for (const GemmShape& s : shapes) {
     const GemmProblem problem = bench_problem(s, out_type);
     const GemmConfig base = gemm_default_config(problem);
     for (int t : threads) {
-      for (const GemmMicrokernelInfo& uk : gemm_microkernels()) {
+      if (!configs.empty()) {
+        for (GemmConfig c : configs) {
+          c.threads = t;
+          const std::string why = gemm_check_config(problem, c);
+          if (!why.empty()) throw UsageError("--config " + from_gemm_config(c).key() + ": " + why);
+          cases.push_back(qtune_case(s, problem, c));
+        }
+      }
+      for (const GemmMicrokernelInfo& uk : configs.empty() ? gemm_microkernels() : std::span<const GemmMicrokernelInfo>{}) {
         if (std::find(isas.begin(), isas.end(), uk.isa) == isas.end()) continue;
         for (bool pack_a : {true, false}) {
           for (bool fuse : {true, false}) {
@@ -166,7 +199,7 @@ int bench_gemm(const Args& args) {
     }
   }
   if (!args.flag("json")) {
-    std::cerr << "qtune bench: " << cases.size() << " cases, " << args.value_or("repetitions", "3")
+    std::cerr << "qtune bench: " << cases.size() << " cases, " << args.value_or("repetitions", "5")
               << " repetitions each" << (cases.size() > 40 ? " (this takes a while)" : "") << "\n";
   }
   const std::vector<BenchResult> results = run_bench_cases(std::move(cases), bench_options_from(args));

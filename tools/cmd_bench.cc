@@ -73,9 +73,13 @@ std::string fixed(double v, int digits) {
 
 std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const BenchOptions& options) {
   static const bool initialized = [] {
-    int argc = 1;
+    // Repetitions of all cases run in a random interleaved order: on a shared machine a slow
+    // phase (another tenant, a frequency drop) then hits every case alike instead of whichever
+    // case happened to run during it, so ratios measured in one run stay meaningful.
+    int argc = 2;
     char name[] = "qtune";
-    char* argv[] = {name, nullptr};
+    char interleave[] = "--benchmark_enable_random_interleaving=true";
+    char* argv[] = {name, interleave, nullptr};
     benchmark::Initialize(&argc, argv);
     return true;
   }();
@@ -172,8 +176,8 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
 
 BenchOptions bench_options_from(const Args& args) {
   BenchOptions o;
-  o.min_time = args.double_or("min-time", 0.2, 0.001, 60);
-  o.repetitions = static_cast<int>(args.int_or("repetitions", 3, 1, 100));
+  o.min_time = args.double_or("min-time", 0.1, 0.001, 60);
+  o.repetitions = static_cast<int>(args.int_or("repetitions", 5, 1, 100));
   return o;
 }
 
@@ -218,11 +222,12 @@ QTUNE_COMMAND(
         {"k", true, "K  GEMM depth"},
         {"shapes", true, "SET  'default': the issue's shapes (GEMM: 5625x192x720 256x256x256 1024x1024x1024 3136x144x24 784x128x1152)"},
         {"threads", true, "LIST  thread counts, e.g. 1,2 (default 1)"},
+        {"config", true, "KEY[,KEY...]  GEMM: time exactly these configurations (e.g. tuned ones) instead of every tile"},
         {"isa", true, "LIST  instruction sets to measure (default: every usable vector ISA; add scalar explicitly)"},
         {"out", true, "TYPE  s8 (default: requantized with one fp32 scale, the peers' math) or s32"},
         {"json", false, "one JSON object per line instead of the table"},
-        {"min-time", true, "S  minimum seconds per repetition (default 0.2)"},
-        {"repetitions", true, "N  timed repetitions, the median is reported (default 3)"},
+        {"min-time", true, "S  minimum seconds per repetition (default 0.1)"},
+        {"repetitions", true, "N  timed repetitions, interleaved at random with the other cases' (default 5); the median is reported"},
         // conv2d shape options, parsed by bench_conv2d.cc.
         {"stride", true, "S  conv2d stride"},
         {"pad", true, "P  conv2d padding (all sides)"},

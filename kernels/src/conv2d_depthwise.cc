@@ -33,7 +33,10 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
     bias_term_[c] = static_cast<std::int32_t>(b - za * weight_sum);
   }
   zero_row_.assign(channels_, static_cast<std::uint8_t>(problem.a_zero_point));
-  if (problem.out_type != DType::s32) plan_ = RequantPlan::make(problem.requant);
+  if (problem.out_type != DType::s32) {
+    plan_ = RequantPlan::make(problem.requant);
+    plan_constants_ = plan_.constants();
+  }
 }
 
 std::size_t DepthwiseConv::packed_weight_bytes() const {
@@ -83,7 +86,7 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
   args.signed_input = p.a_type == DType::s8;
   args.out_type = p.out_type;
   args.fuse_requant = fuse_requant_;
-  args.plan = p.out_type != DType::s32 ? &plan_ : nullptr;
+  args.plan = p.out_type != DType::s32 ? &plan_constants_ : nullptr;
   args.params = &p.requant;
   args.scratch = scratch.data();
 

@@ -32,6 +32,7 @@ class DepthwiseConv {
   std::vector<std::int32_t> bias_term_;  // [channels_padded]: bias - za * sum_t (w - zb)
   std::vector<std::uint8_t> zero_row_;   // channels bytes equal to the input zero point
   RequantPlan plan_;
+  RequantConstants plan_constants_;  // what the row kernels read of plan_
 };
 
 }  // namespace qtune::detail

@@ -23,7 +23,7 @@
 
 namespace qtune::detail {
 
-struct RequantPlan;
+struct RequantConstants;
 
 // Packed weights are int32 lanes that hold the int16 w' in their low half and 0 in the high half,
 // so that one vpmaddwd against a sign- or zero-extended activation lane is an exact 16x16 product.
@@ -41,7 +41,7 @@ struct DwRowArgs {
   bool signed_input = false;            // s8 activations (sign-extend) or u8 (zero-extend)
   DType out_type = DType::s8;
   bool fuse_requant = true;             // requantize in registers, or store int32 then a pass
-  const RequantPlan* plan = nullptr;    // out_type u8/s8
+  const RequantConstants* plan = nullptr;  // out_type u8/s8
   const RequantParams* params = nullptr;  // the scalar family's requantization
   void* out = nullptr;                  // out_w x channels elements of out_type, dense
   std::int32_t* scratch = nullptr;      // out_w x channels int32 (separate requantization)

@@ -31,9 +31,9 @@ struct ScalarTraits {
   }
   static Vec add(Vec a, Vec b) { return a + b; }
   static void store_i32(std::int32_t* dst, Vec v, std::size_t) { *dst = static_cast<std::int32_t>(v); }
-  static void store_requantized(std::uint8_t* dst, DType out_type, Vec v, const DwRowArgs& a,
+  static void store_requantized(std::uint8_t* dst, DType out_type, Vec v, const RequantConstants& plan,
                                 std::size_t channel, std::size_t) {
-    const std::int32_t q = requantize_scalar(static_cast<std::int32_t>(v), *a.plan, channel);
+    const std::int32_t q = requantize_scalar(static_cast<std::int32_t>(v), plan, channel);
     if (out_type == DType::u8) {
       *dst = static_cast<std::uint8_t>(q);
     } else {

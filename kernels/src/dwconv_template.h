@@ -10,7 +10,7 @@
 //   madd(x, w)                               x * w' per lane (w' = the low int16 half of w)
 //   add(a, b)                                wrapping int32 add
 //   store_i32(dst, v, n)                     the first n lanes
-//   store_requantized(dst, out_type, v, args, channel, n)   requantize and store n 8-bit lanes
+//   store_requantized(dst, out_type, v, plan, channel, n)   requantize and store n 8-bit lanes
 // Every helper is a static member of T, so instantiations for different ISAs never share a
 // symbol (an inline function compiled with AVX-512 flags must not be picked for the AVX2 path).
 #pragma once
@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "dwconv.h"
+#include "requant_plan.h"
 
 namespace qtune::detail {
 
@@ -32,7 +33,8 @@ struct DwRowKernel {
   // W output pixels x NV vectors of channels starting at c0; when Ragged, the last vector holds
   // only `last_lanes` valid channels (the row's channel tail).
   template <int W, int NV, bool Ragged>
-  static void tile(const DwRowArgs& a, std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
+  static void tile(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0, std::size_t c0,
+                   std::size_t last_lanes) {
     Vec acc[W][NV];
     for (int v = 0; v < NV; ++v) {
       const Vec b = T::load_i32(a.bias_term + c0 + v * kLanes);
@@ -67,27 +69,29 @@ struct DwRowKernel {
         } else if (!a.fuse_requant) {
           T::store_i32(a.scratch + pixel + c, acc[p][v], n);
         } else {
-          T::store_requantized(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, acc[p][v], a, c, n);
+          T::store_requantized(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, acc[p][v], plan, c, n);
         }
       }
     }
   }
 
   template <int W>
-  static void columns(const DwRowArgs& a, std::size_t ow0) {
+  static void columns(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
     std::size_t c = 0;
-    for (; c + ChannelTile <= a.channels; c += ChannelTile) tile<W, kVectors, false>(a, ow0, c, kLanes);
+    for (; c + ChannelTile <= a.channels; c += ChannelTile) tile<W, kVectors, false>(a, plan, ow0, c, kLanes);
     if constexpr (kVectors > 1) {
-      for (; c + kLanes <= a.channels; c += kLanes) tile<W, 1, false>(a, ow0, c, kLanes);
+      for (; c + kLanes <= a.channels; c += kLanes) tile<W, 1, false>(a, plan, ow0, c, kLanes);
     }
-    if (c < a.channels) tile<W, 1, true>(a, ow0, c, a.channels - c);
+    if (c < a.channels) tile<W, 1, true>(a, plan, ow0, c, a.channels - c);
   }
 
   static void run(const DwRowArgs& a) {
+    // A local copy (see RequantConstants); unused for int32 outputs.
+    const RequantConstants plan = a.plan != nullptr ? *a.plan : RequantConstants{};
     std::size_t ow = 0;
-    for (; ow + WidthTile <= a.out_w; ow += WidthTile) columns<WidthTile>(a, ow);
+    for (; ow + WidthTile <= a.out_w; ow += WidthTile) columns<WidthTile>(a, plan, ow);
     if constexpr (WidthTile > 1) {
-      for (; ow < a.out_w; ++ow) columns<1>(a, ow);
+      for (; ow < a.out_w; ++ow) columns<1>(a, plan, ow);
     }
     if (a.out_type != DType::s32 && !a.fuse_requant) {
       // The separate pass: the whole row's int32 results, requantized vector by vector.
@@ -96,7 +100,7 @@ struct DwRowKernel {
         for (std::size_t c = 0; c < a.channels; c += kLanes) {
           const std::size_t n = a.channels - c < kLanes ? a.channels - c : kLanes;
           const Vec v = T::load_i32_partial(a.scratch + pixel + c, n);
-          T::store_requantized(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, v, a, c, n);
+          T::store_requantized(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, v, plan, c, n);
         }
       }
     }

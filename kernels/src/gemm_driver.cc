@@ -80,6 +80,7 @@ struct GemmEngine::State {
   std::uint8_t flip = 0;
   UkernelOutput output = UkernelOutput::s32;
   std::optional<RequantPlan> plan;
+  RequantConstants plan_constants;        // what the microkernels read of `plan`
   std::vector<RequantPlan> block_plans;  // separate + per-channel: the plan of each N block
 
   void run_task(const GemmASource& a, std::size_t task, std::uint8_t* c, std::size_t ldc) const;
@@ -117,8 +118,16 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
   s.k_blocks = ceil_div(s.k_groups_total, s.kc_groups);
 
   // Blocking and the thread split (see the top of this file).
-  s.mc = config.mc == 0 ? round_up(s.m, s.mr) : std::min(static_cast<std::size_t>(config.mc), round_up(s.m, s.mr));
-  s.nc = config.nc == 0 ? round_up(s.n, s.nr) : std::min(static_cast<std::size_t>(config.nc), round_up(s.n, s.nr));
+  // A block of `block` rows (columns) becomes whole tiles, then the blocks are evened out: 256 rows
+  // in blocks of "256" with 6-row tiles are 132 + 124, not 252 + a 4-row straggler.
+  auto whole_tiles = [](int block, std::size_t dim, std::size_t tile) {
+    const std::size_t all = round_up(dim, tile);
+    if (block == 0) return all;
+    const std::size_t size = std::min(all, std::max(tile, static_cast<std::size_t>(block) / tile * tile));
+    return round_up(ceil_div(dim, ceil_div(dim, size)), tile);
+  };
+  s.mc = whole_tiles(config.mc, s.m, s.mr);
+  s.nc = whole_tiles(config.nc, s.n, s.nr);
   const auto threads = static_cast<std::size_t>(config.threads);
   if (threads > 1 && ceil_div(s.m, s.mc) * ceil_div(s.n, s.nc) < threads) {
     if (s.m >= threads * s.mr) {
@@ -149,6 +158,7 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
                                                           : UkernelOutput::s8;
   if (problem.out_type != DType::s32) {
     s.plan = RequantPlan::make(problem.requant);
+    s.plan_constants = s.plan->constants();
     if (s.separate && problem.requant.per_channel()) {
       for (std::size_t t = 0; t < s.tasks_n; ++t) {
         const std::size_t first = t * s.nc;
@@ -224,24 +234,25 @@ void GemmEngine::State::gather_rows(const GemmASource& a, std::size_t m0, std::s
 void GemmEngine::State::requantize_block(const RequantPlan& block_plan, const std::int32_t* acc, std::size_t rows,
                                          std::size_t cols, std::size_t acc_stride, void* out, std::size_t ldc) const {
   const DType out_type = problem.out_type;
+  const RequantConstants constants = block_plan.constants();
   switch (config.isa) {
 #if defined(QTUNE_HAVE_AVX512VNNI)
     case Isa::avx512vnni:
-      return requantize_rows_avx512(2, block_plan, out_type, acc, rows, cols, acc_stride, out, ldc);
+      return requantize_rows_avx512(2, constants, out_type, acc, rows, cols, acc_stride, out, ldc);
 #endif
 #if defined(QTUNE_HAVE_AVX2)
     case Isa::avx2:
     case Isa::avxvnni:
-      return requantize_rows_avx2(2, block_plan, out_type, acc, rows, cols, acc_stride, out, ldc);
+      return requantize_rows_avx2(2, constants, out_type, acc, rows, cols, acc_stride, out, ldc);
 #endif
 #if defined(QTUNE_HAVE_NEON)
     case Isa::neon:
     case Isa::dotprod:
     case Isa::i8mm:
-      return requantize_rows_neon(4, block_plan, out_type, acc, rows, cols, acc_stride, out, ldc);
+      return requantize_rows_neon(4, constants, out_type, acc, rows, cols, acc_stride, out, ldc);
 #endif
     default:
-      return requantize_rows_scalar(block_plan, out_type, acc, rows, cols, acc_stride, out, ldc);
+      return requantize_rows_scalar(constants, out_type, acc, rows, cols, acc_stride, out, ldc);
   }
 }
 
@@ -297,7 +308,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       args.col_terms = col_terms;
       args.col_zb = zb_nonzero ? col_terms + nr_stride : nullptr;
       args.output = output;
-      args.plan = plan ? &*plan : nullptr;
+      args.plan = plan ? &plan_constants : nullptr;
       args.channel = n0 + np * nr;
       args.a_k_bytes = k_bytes;
       args.a_flip = flip;

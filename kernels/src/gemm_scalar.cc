@@ -29,6 +29,7 @@ struct ScalarC4Traits {
   static BVec load_b(const std::uint8_t* p) { return gemm_load_u32(p); }
   static AVec broadcast_a(const std::uint8_t* p) { return gemm_load_u32(p); }
   static AVec broadcast_bits(std::uint32_t bits) { return bits; }
+  static AVec xor_bits(AVec a, std::uint32_t bits) { return a ^ bits; }
   static void prefetch_b(const std::uint8_t*) {}
 
   // vpdpbusd on one lane: four u8 x s8 products (each fits in int16) summed into the accumulator.
@@ -43,7 +44,7 @@ struct ScalarC4Traits {
   }
 
   template <RoundingMode Mode>
-  static Acc requantize(Acc x, const RequantPlan& plan, std::size_t channel) {
+  static Acc requantize(Acc x, const RequantConstants& plan, std::size_t channel) {
     return static_cast<Acc>(requantize_scalar<Mode>(static_cast<std::int32_t>(x), plan, channel));
   }
   static void store_s32(std::int32_t* p, Acc x, std::size_t) { *p = static_cast<std::int32_t>(x); }

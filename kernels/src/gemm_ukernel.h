@@ -51,7 +51,7 @@
 
 namespace qtune::detail {
 
-struct RequantPlan;  // kernels/src/requant_plan.h: requantization constants padded for vector loads
+struct RequantConstants;  // kernels/src/requant_plan.h: requantization constants padded for vector loads
 
 enum class PackedA : unsigned char {
   u8,   // bytes; s8 activations are flipped to u8 with +128 zero-point compensation (vpdpbusd)
@@ -107,7 +107,7 @@ struct GemmUkernelArgs {
   std::size_t ldc = 0;                      // row stride of c in elements
   // Fused requantization (u8/s8 outputs): column j of the tile is output channel `channel + j`
   // (ignored by per-tensor plans). The plan's arrays are padded for 16-lane loads.
-  const RequantPlan* plan = nullptr;
+  const RequantConstants* plan = nullptr;
   std::size_t channel = 0;
 };
 

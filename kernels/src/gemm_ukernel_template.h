@@ -10,11 +10,12 @@
 //   BVec load_b(const uint8_t*)     one vector of kLanes columns x kKr k values of a B panel
 //   AVec broadcast_a(const uint8_t*) one A group (kKr elements) broadcast to every lane
 //   AVec broadcast_bits(uint32_t)   (kInPlace) one 4-byte A group given as bits
+//   AVec xor_bits(AVec, uint32_t)   (kInPlace) every lane XOR the bits (the s8 -> u8 flip)
 //   Acc dot(Acc, AVec, BVec)        acc[lane] += sum_t a[t] * b[lane][t]
 //   void prefetch_b(const uint8_t*) hint for the B panel stream
 //   void store_s32(int32_t*, Acc, size_t n); void store_u8(uint8_t*, Acc, size_t n);
 //   void store_s8(int8_t*, Acc, size_t n)                 first n <= kLanes lanes
-//   template <RoundingMode> Acc requantize(Acc, const RequantPlan&, size_t channel)
+//   template <RoundingMode> Acc requantize(Acc, const RequantConstants&, size_t channel)
 #pragma once
 
 #include <algorithm>
@@ -57,7 +58,10 @@ struct GemmTileKernel {
     Acc acc[MR][kVecs];
   };
 
-  static void run(const GemmUkernelArgs& args) {
+  static void run(const GemmUkernelArgs& args_in) {
+    // A local copy: C is written through byte pointers, which may alias anything, so fields read
+    // through the caller's reference would be reloaded after every store of the epilogue.
+    const GemmUkernelArgs args = args_in;
     Tile t;
     init(t, args);
     if (args.a_packed != nullptr) {
@@ -102,10 +106,20 @@ struct GemmTileKernel {
     }
   }
 
-  // Byte formats with 4-byte groups only: whole groups are 4-byte loads from the rows, the ragged
-  // last group copies only the row's remaining bytes. The flip is applied to real bytes only (the
+  // Byte formats with 4-byte groups only: whole groups are broadcast straight from the rows (one
+  // load each, at a shared offset), the ragged last group copies only the row's remaining bytes.
+  // The flip of s8 activations is one vector XOR per broadcast, applied to real bytes only (the
   // zero padding meets zero B padding, so its value would not matter, but this keeps it exact).
   static void accumulate_in_place(Tile& t, const GemmUkernelArgs& args) {
+    if (args.a_flip != 0) {
+      accumulate_in_place_rows<true>(t, args);
+    } else {
+      accumulate_in_place_rows<false>(t, args);
+    }
+  }
+
+  template <bool Flip>
+  static void accumulate_in_place_rows(Tile& t, const GemmUkernelArgs& args) {
     static_assert(T::kKr == 4 && T::kAElem == 1, "in-place A reads 4-byte groups");
     const std::uint8_t* rows[MR];
     QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) rows[i] = args.a_rows[i];
@@ -118,7 +132,9 @@ struct GemmTileKernel {
       typename T::BVec bv[kVecs];
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) bv[v] = T::load_b(b + v * kBVecBytes);
       QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-        step(t, T::broadcast_bits(gemm_load_u32(rows[i] + offset) ^ flip), i, bv);
+        typename T::AVec a = T::broadcast_a(rows[i] + offset);
+        if constexpr (Flip) a = T::xor_bits(a, flip);
+        step(t, a, i, bv);
       }
       offset += 4;
       b += kBGroupBytes;
@@ -168,6 +184,18 @@ struct GemmTileKernel {
   template <class Store>
   __attribute__((always_inline)) static inline void for_each_valid(const Tile& t, const GemmUkernelArgs& args,
                                                                    Store store) {
+    if (args.rows == MR && args.cols == NR) {
+      // Whole tiles (all but the last row and column of tiles): straight from the registers, with
+      // lane counts known at compile time.
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+          constexpr std::size_t kLanes = T::kLanes;
+          const std::size_t first = static_cast<std::size_t>(v) * kLanes;
+          store(static_cast<std::size_t>(i), first, t.acc[i][v], std::min<std::size_t>(kLanes, NR - first));
+        }
+      }
+      return;
+    }
     Acc rows[MR][kVecs];
     QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) rows[i][v] = t.acc[i][v];
@@ -184,7 +212,7 @@ struct GemmTileKernel {
 
   template <RoundingMode Mode, class Out>
   static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
-    const RequantPlan& plan = *args.plan;
+    const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
     auto* c = static_cast<Out*>(args.c);
     for_each_valid(t, args, [&](std::size_t i, std::size_t first, const Acc& x, std::size_t n) {
       const Acc q = T::template requantize<Mode>(x, plan, args.channel + first);

@@ -62,4 +62,27 @@ RequantPlan RequantPlan::make(const RequantParams& p) {
   return plan;
 }
 
+RequantConstants RequantPlan::constants() const {
+  RequantConstants c;
+  c.mode = mode;
+  c.zero_point = zero_point;
+  c.qmin = qmin;
+  c.qmax = qmax;
+  c.lo = lo;
+  c.hi = hi;
+  c.per_channel = per_channel;
+  c.channel_count = channel_count;
+  c.multiplier = multiplier.data();
+  c.left_shift = left_shift.data();
+  c.right_shift = right_shift.data();
+  c.rdpot_mask = rdpot_mask.data();
+  c.rdpot_half = rdpot_half.data();
+  c.arm_round_shift = arm_round_shift.data();
+  c.arm_round_bit = arm_round_bit.data();
+  c.product_shift = product_shift.data();
+  c.product_shift_m1 = product_shift_m1.data();
+  c.scale = scale.data();
+  return c;
+}
+
 }  // namespace qtune::detail

@@ -79,6 +79,33 @@ inline std::int32_t clamp_then_offset(std::int64_t v, std::int32_t lo, std::int3
 
 }  // namespace scalar
 
+// What the kernels read of a RequantPlan: the same fields, with the per-channel arrays as raw
+// pointers, in a small trivially copyable struct. Kernels hold it in a local copy: the u8/s8
+// stores of an epilogue may alias anything (char types), so constants read through a reference to
+// the plan would be reloaded and re-broadcast after every store, while a local whose address
+// never escapes stays in registers.
+struct RequantConstants {
+  RoundingMode mode = RoundingMode::tflite;
+  std::int32_t zero_point = 0;
+  std::int32_t qmin = 0, qmax = 0;
+  std::int32_t lo = 0, hi = 0;
+  bool per_channel = false;
+  std::size_t channel_count = 1;
+  const std::int32_t* multiplier = nullptr;
+  const std::int32_t* left_shift = nullptr;
+  const std::int32_t* right_shift = nullptr;
+  const std::int32_t* rdpot_mask = nullptr;
+  const std::int32_t* rdpot_half = nullptr;
+  const std::int32_t* arm_round_shift = nullptr;
+  const std::int32_t* arm_round_bit = nullptr;
+  const std::int32_t* product_shift = nullptr;
+  const std::int32_t* product_shift_m1 = nullptr;
+  const float* scale = nullptr;
+
+  std::size_t channels() const { return channel_count; }
+  std::size_t index(std::size_t c) const { return per_channel ? c : 0; }
+};
+
 struct RequantPlan {
   // Padding of every per-channel array: a vector load of kMaxLanes values starting at any
   // channel index < channels() stays in bounds.
@@ -110,12 +137,15 @@ struct RequantPlan {
 
   // Builds the plan; throws std::invalid_argument if p is inconsistent (sizes, shifts, bounds).
   static RequantPlan make(const RequantParams& p);
+
+  // The kernels' view; valid while this plan lives and is not modified.
+  RequantConstants constants() const;
 };
 
 // One element through the plan, channel c (ignored for per-tensor plans): the scalar kernel.
 // The mode is a template parameter so that loops can hoist the switch.
 template <RoundingMode Mode>
-inline std::int32_t requantize_scalar(std::int32_t acc, const RequantPlan& plan, std::size_t c) {
+inline std::int32_t requantize_scalar(std::int32_t acc, const RequantConstants& plan, std::size_t c) {
   const std::size_t i = plan.index(c);
   const std::int32_t m = plan.multiplier[i];
   std::int64_t v = 0;
@@ -135,7 +165,7 @@ inline std::int32_t requantize_scalar(std::int32_t acc, const RequantPlan& plan,
   return scalar::clamp_then_offset(v, plan.lo, plan.hi, plan.zero_point);
 }
 
-inline std::int32_t requantize_scalar(std::int32_t acc, const RequantPlan& plan, std::size_t c) {
+inline std::int32_t requantize_scalar(std::int32_t acc, const RequantConstants& plan, std::size_t c) {
   switch (plan.mode) {
     case RoundingMode::tflite: return requantize_scalar<RoundingMode::tflite>(acc, plan, c);
     case RoundingMode::upward: return requantize_scalar<RoundingMode::upward>(acc, plan, c);

@@ -57,13 +57,14 @@ std::string requantize_check_config(const RequantizeConfig& config) {
 void requantize(const RequantizeConfig& config, const RequantParams& params, DType out_type,
                 const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
                 void* out, std::size_t out_stride) {
-  detail::requantize(config, detail::RequantPlan::make(params), out_type, acc, rows, cols, acc_stride, out,
+  const detail::RequantPlan plan = detail::RequantPlan::make(params);
+  detail::requantize(config, plan.constants(), out_type, acc, rows, cols, acc_stride, out,
                      out_stride);
 }
 
 namespace detail {
 
-void requantize(const RequantizeConfig& config, const RequantPlan& plan, DType out_type,
+void requantize(const RequantizeConfig& config, const RequantConstants& plan, DType out_type,
                 const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
                 void* out, std::size_t out_stride) {
   if (const std::string problem = requantize_check_config(config); !problem.empty()) {
@@ -106,7 +107,7 @@ void requantize(const RequantizeConfig& config, const RequantPlan& plan, DType o
 namespace {
 
 template <RoundingMode Mode, typename Out>
-void scalar_rows(const RequantPlan& plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
+void scalar_rows(const RequantConstants plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
                  std::size_t acc_stride, Out* out, std::size_t out_stride) {
   for (std::size_t r = 0; r < rows; ++r) {
     const std::int32_t* src = acc + r * acc_stride;
@@ -116,7 +117,7 @@ void scalar_rows(const RequantPlan& plan, const std::int32_t* acc, std::size_t r
 }
 
 template <typename Out>
-void scalar_rows(const RequantPlan& plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
+void scalar_rows(const RequantConstants& plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
                  std::size_t acc_stride, Out* out, std::size_t out_stride) {
   switch (plan.mode) {
     case RoundingMode::tflite: return scalar_rows<RoundingMode::tflite>(plan, acc, rows, cols, acc_stride, out, out_stride);
@@ -130,7 +131,7 @@ void scalar_rows(const RequantPlan& plan, const std::int32_t* acc, std::size_t r
 
 }  // namespace
 
-void requantize_rows_scalar(const RequantPlan& plan, DType out_type, const std::int32_t* acc, std::size_t rows,
+void requantize_rows_scalar(const RequantConstants& plan, DType out_type, const std::int32_t* acc, std::size_t rows,
                             std::size_t cols, std::size_t acc_stride, void* out, std::size_t out_stride) {
   if (out_type == DType::u8) {
     scalar_rows(plan, acc, rows, cols, acc_stride, static_cast<std::uint8_t*>(out), out_stride);

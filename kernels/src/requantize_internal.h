@@ -11,21 +11,21 @@
 namespace qtune::detail {
 
 // As qtune::requantize(), with the checks on config, out_type and shapes; the plan is not rebuilt.
-void requantize(const RequantizeConfig& config, const RequantPlan& plan, DType out_type,
+void requantize(const RequantizeConfig& config, const RequantConstants& plan, DType out_type,
                 const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
                 void* out, std::size_t out_stride);
 
 // Per-ISA kernels: no checks (the caller validated); unroll is 1, 2 or 4; out_type u8 or s8.
-void requantize_rows_scalar(const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+void requantize_rows_scalar(const RequantConstants& plan, DType out_type, const std::int32_t* acc,
                             std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                             std::size_t out_stride);
-void requantize_rows_avx2(int unroll, const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+void requantize_rows_avx2(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
                           std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                           std::size_t out_stride);
-void requantize_rows_avx512(int unroll, const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+void requantize_rows_avx512(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
                             std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                             std::size_t out_stride);
-void requantize_rows_neon(int unroll, const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+void requantize_rows_neon(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
                           std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                           std::size_t out_stride);  // kernels/src/arm/neon/requantize_neon.cc
 
@@ -38,7 +38,7 @@ void requantize_rows_neon(int unroll, const RequantPlan& plan, DType out_type, c
 // Each row: `Unroll` full vectors per iteration, then the rest in full or partial vectors (masked
 // loads and stores): every element goes through the same vector code, no scalar tail.
 template <class VectorIsa, int Unroll, RoundingMode Mode, class Out>
-void requantize_rows_vector(const RequantPlan& plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
+void requantize_rows_vector(const RequantConstants plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
                             std::size_t acc_stride, Out* out, std::size_t out_stride) {
   constexpr std::size_t kLanes = VectorIsa::kLanes, kStep = kLanes * Unroll;
   for (std::size_t r = 0; r < rows; ++r) {
@@ -60,7 +60,7 @@ void requantize_rows_vector(const RequantPlan& plan, const std::int32_t* acc, st
 
 // Picks the instantiation for (unroll, mode, out_type): 3 x 5 x 2 per ISA.
 template <class VectorIsa>
-void requantize_rows_dispatch(int unroll, const RequantPlan& plan, DType out_type, const std::int32_t* acc,
+void requantize_rows_dispatch(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
                               std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                               std::size_t out_stride) {
   auto with_out = [&]<int Unroll, RoundingMode Mode>() {

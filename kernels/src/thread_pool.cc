@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
 #include <new>
 
 namespace qtune::detail {
@@ -12,6 +13,29 @@ thread_local bool t_inside_pool_task = false;
 // Handles of workers that a fork() left behind in the child (see forget_workers_after_fork).
 // Kept reachable so that leak checkers do not report them.
 std::vector<std::thread>* g_orphaned_workers = nullptr;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until done() holds or the spin time is over; returns done().
+template <class Done>
+bool spin_until(Done done) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::microseconds(ThreadPool::kSpinMicroseconds);
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      cpu_relax();
+    }
+    if (Clock::now() >= deadline) return done();
+  }
+}
+
 }  // namespace
 
 ThreadPool& ThreadPool::global() {
@@ -40,18 +64,20 @@ void ThreadPool::forget_workers_after_fork() {
   new (&mutex_) std::mutex;
   new (&wake_) std::condition_variable;
   new (&done_) std::condition_variable;
-  stopping_ = false;
-  generation_ = 0;
+  stopping_.store(false);
+  job_.store(0);
   fn_ = nullptr;
-  tasks_ = next_task_ = 0;
-  participants_ = finished_ = 0;
+  tasks_ = 0;
+  next_task_.store(0);
+  finished_.store(0);
+  failed_.store(false);
   error_ = nullptr;
 }
 
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
+    stopping_.store(true);
   }
   wake_.notify_all();
   for (auto& w : workers_) w.join();
@@ -60,52 +86,55 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::ensure_workers(int count) {
   while (static_cast<int>(workers_.size()) < count) {
     const int index = static_cast<int>(workers_.size()) + 1;  // the caller is thread 0
-    workers_.emplace_back([this, index] { worker_loop(index); });
+    // The job word before the job being started is published: a new thread that only read job_
+    // once it runs would take that job for one it had already seen.
+    const std::uint64_t seen = job_.load(std::memory_order_relaxed);
+    workers_.emplace_back([this, index, seen] { worker_loop(index, seen); });
   }
 }
 
-// Takes tasks until none is left. Called with mutex_ NOT held.
+// Takes tasks until none is left.
 void ThreadPool::run_tasks(int thread) {
   t_inside_pool_task = true;
   for (;;) {
-    std::size_t task;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (next_task_ >= tasks_ || error_) break;
-      task = next_task_++;
-    }
+    const std::size_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
+    if (task >= tasks_ || failed_.load(std::memory_order_relaxed)) break;
     try {
       (*fn_)(task, thread);
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!error_) error_ = std::current_exception();
+      failed_.store(true, std::memory_order_relaxed);
     }
   }
   t_inside_pool_task = false;
 }
 
-void ThreadPool::worker_loop(int index) {
-  std::size_t seen = 0;
+void ThreadPool::worker_loop(int index, std::uint64_t seen) {
   for (;;) {
-    {
+    auto new_job = [&] { return stopping_.load(std::memory_order_acquire) || job_.load(std::memory_order_acquire) != seen; };
+    if (!spin_until(new_job)) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      if (index > participants_) continue;  // not needed for this job
+      wake_.wait(lock, new_job);
     }
+    if (stopping_.load(std::memory_order_acquire)) return;
+    seen = job_.load(std::memory_order_acquire);
+    const int participants = static_cast<int>(seen & ((1u << kParticipantBits) - 1));
+    if (index > participants) continue;  // not needed for this job
     run_tasks(index);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++finished_;
+    if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == participants) {
+      // The caller may be asleep: taking the mutex orders this notify after its predicate check.
+      { std::lock_guard<std::mutex> lock(mutex_); }
+      done_.notify_one();
     }
-    done_.notify_all();
   }
 }
 
 void ThreadPool::parallel_for(std::size_t tasks, int threads, const std::function<void(std::size_t, int)>& fn) {
   if (tasks == 0) return;
-  const int helpers = static_cast<int>(std::min<std::size_t>(tasks, static_cast<std::size_t>(std::max(threads, 1)))) - 1;
+  constexpr int kMaxHelpers = (1 << kParticipantBits) - 1;
+  const int helpers = std::min(
+      kMaxHelpers, static_cast<int>(std::min<std::size_t>(tasks, static_cast<std::size_t>(std::max(threads, 1)))) - 1);
   if (helpers == 0 || t_inside_pool_task) {
     for (std::size_t t = 0; t < tasks; ++t) fn(t, 0);
     return;
@@ -116,18 +145,23 @@ void ThreadPool::parallel_for(std::size_t tasks, int threads, const std::functio
     ensure_workers(helpers);
     fn_ = &fn;
     tasks_ = tasks;
-    next_task_ = 0;
-    participants_ = helpers;
-    finished_ = 0;
+    next_task_.store(0, std::memory_order_relaxed);
+    finished_.store(0, std::memory_order_relaxed);
+    failed_.store(false, std::memory_order_relaxed);
     error_ = nullptr;
-    ++generation_;
+    const std::uint64_t generation = (job_.load(std::memory_order_relaxed) >> kParticipantBits) + 1;
+    job_.store(job_word(generation, helpers), std::memory_order_release);
   }
-  wake_.notify_all();
+  wake_.notify_all();  // for workers that stopped spinning; cheap when nobody waits
   run_tasks(0);
+  auto all_done = [&] { return finished_.load(std::memory_order_acquire) == helpers; };
+  if (!spin_until(all_done)) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, all_done);
+  }
   std::exception_ptr error;
   {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return finished_ == participants_; });
+    std::lock_guard<std::mutex> lock(mutex_);
     fn_ = nullptr;
     error = error_;
     error_ = nullptr;

@@ -1,9 +1,17 @@
 // A small persistent thread pool shared by the operators: workers are created once (lazily, up to
 // the largest thread count asked for) and then reused, so a call never creates threads.
+//
+// Operators are short (a 256^3 GEMM takes about 40 us on one core), so waking a sleeping thread
+// through the kernel (a futex, tens of microseconds in a VM) would cost as much as the work.
+// Between jobs the workers therefore spin for a while (kSpinMicroseconds) on an atomic job word
+// before they sleep, as OpenMP runtimes and pthreadpool do; tasks are handed out with an atomic
+// counter, and the caller spins on the completion count the same way.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -25,25 +33,36 @@ class ThreadPool {
 
   ~ThreadPool();
 
+  // How long an idle worker (or a caller waiting for workers) spins before it sleeps.
+  static constexpr int kSpinMicroseconds = 200;
+
  private:
   ThreadPool() = default;
   // Child side of fork(): see thread_pool.cc.
   void forget_workers_after_fork();
   void ensure_workers(int count);
-  void worker_loop(int index);
+  void worker_loop(int index, std::uint64_t seen);  // seen: the last job word before this worker existed
   void run_tasks(int thread);
 
+  // A job is published as one word, generation << 8 | participants, so that a worker reads which
+  // job it sees and whether it takes part in it in one atomic load.
+  static constexpr int kParticipantBits = 8;
+  static std::uint64_t job_word(std::uint64_t generation, int participants) {
+    return generation << kParticipantBits | static_cast<std::uint64_t>(participants);
+  }
+
   std::mutex job_mutex_;  // serializes jobs
-  std::mutex mutex_;      // guards everything below
+  std::mutex mutex_;      // guards worker creation, sleeping/waking, error_
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
-  bool stopping_ = false;
-  std::size_t generation_ = 0;
-  // The current job.
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> job_{0};
+  // The current job (written before job_ is published).
   const std::function<void(std::size_t, int)>* fn_ = nullptr;
-  std::size_t tasks_ = 0, next_task_ = 0;
-  int participants_ = 0;  // workers (besides the caller) taking part
-  int finished_ = 0;      // of those, how many are done
+  std::size_t tasks_ = 0;
+  std::atomic<std::size_t> next_task_{0};
+  std::atomic<int> finished_{0};  // participating workers done with the current job
+  std::atomic<bool> failed_{false};
   std::exception_ptr error_;
 };
 

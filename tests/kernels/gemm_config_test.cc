@@ -94,11 +94,15 @@ TEST(GemmCheckConfig, Messages) {
   c.kc = 100 + 2;
   EXPECT_EQ(gemm_check_config(p, c).rfind("kc=102 is not a multiple of the k group 4", 0), 0u);
   c.kc = 0;
-  c.mc = 6;
-  EXPECT_CONTAINS(gemm_check_config(p, c), "mc=6 is not a multiple of mr 4");
+  c.mc = -4;
+  EXPECT_CONTAINS(gemm_check_config(p, c), "mc=-4 is negative");
+  c.mc = 6;  // blocks round down to whole tiles
+  EXPECT_EQ(gemm_check_config(p, c), "");
   c.mc = 0;
+  c.nc = -1;
+  EXPECT_CONTAINS(gemm_check_config(p, c), "nc=-1 is negative");
   c.nc = 2;
-  EXPECT_CONTAINS(gemm_check_config(p, c), "nc=2 is not a multiple of nr 4");
+  EXPECT_EQ(gemm_check_config(p, c), "");
   c.nc = 0;
   c.threads = 0;
   EXPECT_CONTAINS(gemm_check_config(p, c), "threads=0");

@@ -19,7 +19,7 @@ TEST(GemmPackA, Avx2PackerMatchesGenericPacker) {
   for (const GemmUkernel& uk : gemm_ukernel_registry()) {
     const auto mr = static_cast<std::size_t>(uk.mr), kr = static_cast<std::size_t>(uk.kr);
     for (DType a_type : {DType::u8, DType::s8}) {
-      for (std::size_t k_bytes : {1u, 3u, 4u, 15u, 16u, 17u, 31u, 32u, 33u, 64u, 100u}) {
+      for (std::size_t k_bytes : {1u, 3u, 4u, 15u, 16u, 17u, 31u, 32u, 33u, 64u, 100u, 719u, 720u}) {
         for (std::size_t row_count : {std::size_t{1}, mr > 1 ? mr - 1 : 1, mr}) {
           const std::size_t k_groups = (k_bytes + kr - 1) / kr + (k_bytes % 3 == 0 ? 1 : 0);  // sometimes an extra zero group
           std::vector<std::vector<std::uint8_t>> storage(row_count, std::vector<std::uint8_t>(k_bytes));
@@ -40,6 +40,10 @@ TEST(GemmPackA, Avx2PackerMatchesGenericPacker) {
           ++checked;
           EXPECT_EQ(got, want) << uk.name << " a=" << to_string(a_type) << " k_bytes=" << k_bytes << " rows=" << row_count;
           EXPECT_EQ(got_terms, want_terms) << uk.name << " a=" << to_string(a_type) << " k_bytes=" << k_bytes;
+          // Without row sums (every weight zero point 0) the panel is the same.
+          std::vector<std::uint8_t> no_sums(bytes, 0xCD);
+          pack_a_panel_avx2(uk, a_type, rows.data(), row_count, k_bytes, k_groups, no_sums.data(), nullptr);
+          EXPECT_EQ(no_sums, want) << uk.name << " without row sums, k_bytes=" << k_bytes;
           if (HasFailure()) return;
         }
       }

@@ -134,7 +134,7 @@ struct ArmGemmTile {
 
   template <RoundingMode Mode>
   static void write_requantized(const Rows& rows, const GemmUkernelArgs& args) {
-    const RequantPlan& plan = *args.plan;
+    const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
     neon::RequantLanes<Mode> lanes[kVecs];
     for (int j = 0; j < kVecs; ++j) lanes[j] = neon::load_requant_lanes<Mode>(plan, args.channel + 4 * j);
     auto* c = static_cast<std::uint8_t*>(args.c);  // u8 and s8 results share their bit patterns

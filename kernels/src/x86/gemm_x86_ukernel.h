@@ -45,6 +45,7 @@ struct YmmBase {
     return _mm256_set1_epi32(static_cast<int>(gemm_load_u32(p)));
   }
   static AVec broadcast_bits(std::uint32_t bits) { return _mm256_set1_epi32(static_cast<int>(bits)); }
+  static AVec xor_bits(AVec a, std::uint32_t bits) { return _mm256_xor_si256(a, broadcast_bits(bits)); }
   static void prefetch_b(const std::uint8_t* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
 
   static void store_s32(std::int32_t* p, Acc x, std::size_t n) {
@@ -57,7 +58,7 @@ struct YmmBase {
   static void store_u8(std::uint8_t* p, Acc x, std::size_t n) { avx2::store_u8(p, x, n); }
   static void store_s8(std::int8_t* p, Acc x, std::size_t n) { avx2::store_s8(p, x, n); }
   template <RoundingMode Mode>
-  static Acc requantize(Acc x, const RequantPlan& plan, std::size_t channel) {
+  static Acc requantize(Acc x, const RequantConstants& plan, std::size_t channel) {
     return avx2::requantize8<Mode>(x, plan, channel);
   }
 };
@@ -82,6 +83,7 @@ struct ZmmBase {
     return _mm512_set1_epi32(static_cast<int>(gemm_load_u32(p)));
   }
   static AVec broadcast_bits(std::uint32_t bits) { return _mm512_set1_epi32(static_cast<int>(bits)); }
+  static AVec xor_bits(AVec a, std::uint32_t bits) { return _mm512_xor_si512(a, broadcast_bits(bits)); }
   static void prefetch_b(const std::uint8_t* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
 
   static void store_s32(std::int32_t* p, Acc x, std::size_t n) {
@@ -90,7 +92,7 @@ struct ZmmBase {
   static void store_u8(std::uint8_t* p, Acc x, std::size_t n) { avx512::store_u8(p, x, n); }
   static void store_s8(std::int8_t* p, Acc x, std::size_t n) { avx512::store_s8(p, x, n); }
   template <RoundingMode Mode>
-  static Acc requantize(Acc x, const RequantPlan& plan, std::size_t channel) {
+  static Acc requantize(Acc x, const RequantConstants& plan, std::size_t channel) {
     return avx512::requantize16<Mode>(x, plan, channel);
   }
 };

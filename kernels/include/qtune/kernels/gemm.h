@@ -39,7 +39,10 @@ struct GemmProblem {
 struct GemmConfig {
   Isa isa = Isa::scalar;
   int mr = 4, nr = 4;           // register tile (rows x columns of C held in registers)
-  int kc = 0, mc = 0, nc = 0;   // cache blocking of K, M, N; 0 means "whole dimension"
+  // Cache blocking of K, M, N; 0 means "whole dimension". kc is a multiple of the microkernel's
+  // k group; mc and nc are block sizes in rows / columns that the driver rounds down to whole
+  // tiles (at least one), so one value means the same cache footprint for every tile.
+  int kc = 0, mc = 0, nc = 0;
   bool pack_a = true;           // pack/interleave A per call, or read it in place
   bool fuse_requant = true;     // requantize in the microkernel epilogue, or in a separate pass
   int threads = 1;              // worker threads for this operator (1 or more)

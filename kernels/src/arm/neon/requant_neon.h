@@ -38,7 +38,7 @@ struct RequantLanes {
 };
 
 template <RoundingMode Mode>
-inline RequantLanes<Mode> load_requant_lanes(const RequantPlan& plan, std::size_t channel) {
+inline RequantLanes<Mode> load_requant_lanes(const RequantConstants& plan, std::size_t channel) {
   const std::size_t i = plan.index(channel);
   RequantLanes<Mode> q{};
   q.lo = vdupq_n_s32(plan.lo);

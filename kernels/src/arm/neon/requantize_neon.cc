@@ -25,7 +25,7 @@ inline void store_block(std::uint8_t* dst, const int32x4_t (&v)[Unroll]) {
 }
 
 template <RoundingMode Mode, int Unroll>
-void requantize_rows(const RequantPlan& plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
+void requantize_rows(const RequantConstants& plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
                      std::size_t acc_stride, std::uint8_t* out, std::size_t out_stride) {
   constexpr std::size_t kBlock = 4 * Unroll;
   // Per-tensor plans: one set of constants for the whole matrix.
@@ -59,7 +59,7 @@ void requantize_rows(const RequantPlan& plan, const std::int32_t* acc, std::size
 }
 
 template <RoundingMode Mode>
-void requantize_rows_unrolled(int unroll, const RequantPlan& plan, const std::int32_t* acc, std::size_t rows,
+void requantize_rows_unrolled(int unroll, const RequantConstants& plan, const std::int32_t* acc, std::size_t rows,
                               std::size_t cols, std::size_t acc_stride, std::uint8_t* out, std::size_t out_stride) {
   switch (unroll) {
     case 1: return requantize_rows<Mode, 1>(plan, acc, rows, cols, acc_stride, out, out_stride);
@@ -70,7 +70,7 @@ void requantize_rows_unrolled(int unroll, const RequantPlan& plan, const std::in
 
 }  // namespace
 
-void requantize_rows_neon(int unroll, const RequantPlan& plan, DType /*out_type: same bytes for u8 and s8*/,
+void requantize_rows_neon(int unroll, const RequantConstants& plan, DType /*out_type: same bytes for u8 and s8*/,
                           const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
                           void* out, std::size_t out_stride) {
   auto* bytes = static_cast<std::uint8_t*>(out);

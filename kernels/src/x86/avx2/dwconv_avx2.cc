@@ -45,9 +45,9 @@ struct Avx2Traits {
       _mm256_maskstore_epi32(reinterpret_cast<int*>(dst), avx2::lane_mask(n), v);
     }
   }
-  static void store_requantized(std::uint8_t* dst, DType out_type, Vec v, const DwRowArgs& a,
+  static void store_requantized(std::uint8_t* dst, DType out_type, Vec v, const RequantConstants& plan,
                                 std::size_t channel, std::size_t n) {
-    const __m256i q = avx2::requantize8(v, *a.plan, channel);
+    const __m256i q = avx2::requantize8(v, plan, channel);
     if (out_type == DType::u8) {
       avx2::store_u8(dst, q, n);
     } else {

@@ -89,7 +89,7 @@ inline __m256i clamp_epi32(__m256i v, std::int32_t lo, std::int32_t hi) {
 // 8 lanes of channels [channel, channel + 8) (per-tensor plans ignore channel): values already
 // clamped and offset by the zero point, i.e. in [qmin, qmax].
 template <RoundingMode Mode>
-inline __m256i requantize8(__m256i acc, const RequantPlan& plan, std::size_t channel) {
+inline __m256i requantize8(__m256i acc, const RequantConstants& plan, std::size_t channel) {
   const std::size_t i = plan.per_channel ? channel : 0;  // no call into shared inline code (ISA flags)
   __m256i v;
   if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
@@ -117,7 +117,7 @@ inline __m256i requantize8(__m256i acc, const RequantPlan& plan, std::size_t cha
 }
 
 // Runtime mode switch (branch-predictable: the mode is fixed per operator).
-inline __m256i requantize8(__m256i acc, const RequantPlan& plan, std::size_t channel) {
+inline __m256i requantize8(__m256i acc, const RequantConstants& plan, std::size_t channel) {
   switch (plan.mode) {
     case RoundingMode::tflite: return requantize8<RoundingMode::tflite>(acc, plan, channel);
     case RoundingMode::upward: return requantize8<RoundingMode::upward>(acc, plan, channel);

@@ -41,9 +41,9 @@ struct Avx512Traits {
   static void store_i32(std::int32_t* dst, Vec v, std::size_t n) {
     _mm512_mask_storeu_epi32(dst, avx512::lane_mask(n), v);
   }
-  static void store_requantized(std::uint8_t* dst, DType out_type, Vec v, const DwRowArgs& a,
+  static void store_requantized(std::uint8_t* dst, DType out_type, Vec v, const RequantConstants& plan,
                                 std::size_t channel, std::size_t n) {
-    const __m512i q = avx512::requantize16(v, *a.plan, channel);
+    const __m512i q = avx512::requantize16(v, plan, channel);
     if (out_type == DType::u8) {
       avx512::store_u8(dst, q, n);
     } else {

@@ -1,7 +1,7 @@
 // The AVX-512 VNNI GEMM family: EVEX vpdpbusd on zmm (u8 x s8, four products per int32 lane),
 // 16 columns per vector, ragged columns stored with masks. A is PackedA::u8 (s8 activations
 // flipped with +128 zero-point compensation), B PackedB::s8 in groups of 4; A can also be read in
-// place. 32 zmm registers: up to 16x16 / 8x32 (16 accumulators) leave room for B and broadcasts.
+// place. 32 zmm registers: up to 24 accumulators (12x32, 8x48, 6x64) leave room for B and broadcasts.
 #include "../gemm_x86_ukernel.h"
 
 namespace qtune::detail {
@@ -28,6 +28,12 @@ constexpr GemmUkernel kAvx512VnniUkernels[] = {
     make_gemm_ukernel<Avx512VnniTraits, 8, 32>("qu8-gemm-8x32c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 12, 32>("qu8-gemm-12x32c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 16, 16>("qu8-gemm-16x16c4-avx512vnni"),
+    // Wider panels: fewer broadcasts per vpdpbusd, and N = 48 * k / 64 * k layers without a
+    // half-empty last panel (MobileNet's 144 / 192 channels).
+    make_gemm_ukernel<Avx512VnniTraits, 6, 48>("qu8-gemm-6x48c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 8, 48>("qu8-gemm-8x48c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 4, 64>("qu8-gemm-4x64c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 6, 64>("qu8-gemm-6x64c4-avx512vnni"),
 };
 
 }  // namespace

@@ -86,7 +86,7 @@ inline __m512i clamp_epi32(__m512i v, std::int32_t lo, std::int32_t hi) {
 // 16 lanes of channels [channel, channel + 16) (per-tensor plans ignore channel): values already
 // clamped and offset by the zero point, i.e. in [qmin, qmax].
 template <RoundingMode Mode>
-inline __m512i requantize16(__m512i acc, const RequantPlan& plan, std::size_t channel) {
+inline __m512i requantize16(__m512i acc, const RequantConstants& plan, std::size_t channel) {
   const std::size_t i = plan.per_channel ? channel : 0;  // no call into shared inline code (ISA flags)
   __m512i v;
   if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
@@ -114,7 +114,7 @@ inline __m512i requantize16(__m512i acc, const RequantPlan& plan, std::size_t ch
 }
 
 // Runtime mode switch (branch-predictable: the mode is fixed per operator).
-inline __m512i requantize16(__m512i acc, const RequantPlan& plan, std::size_t channel) {
+inline __m512i requantize16(__m512i acc, const RequantConstants& plan, std::size_t channel) {
   switch (plan.mode) {
     case RoundingMode::tflite: return requantize16<RoundingMode::tflite>(acc, plan, channel);
     case RoundingMode::upward: return requantize16<RoundingMode::upward>(acc, plan, channel);
