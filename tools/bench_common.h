@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "qtune/kernels/isa.h"
 
 namespace qtune::cli {
 
@@ -23,6 +24,7 @@ struct BenchCase {
   std::vector<std::pair<std::string, std::int64_t>> shape;  // JSON fields in order: {"m", 784}, ...
   std::string impl;                                        // "qtune" or a peer: "onednn"
   std::string variant;                                     // qtune: the config key; peers: implementation
+  std::string isa;                                         // qtune and peak cases: the instruction set
   int threads = 1;
   double ops = 0;  // operations of one run (2 * MACs), for GOP/s
   // Prepares the case (packing, peer primitive creation) and returns one execution; called before
@@ -43,11 +45,20 @@ struct BenchResult {
   std::string error;     // non-empty if the case failed (prepare or run threw)
 };
 
+// --isa LIST (each usable here), else every usable vector instruction set (scalar if none).
+std::vector<Isa> bench_isas(const Args& args);
+
+// One case per instruction set in `isas` that has a peak loop (run_gemm_peak_loop): the ceiling
+// of its dot-product instruction on one core, measured in the same run as the kernels so that the
+// table can give each variant's share of it. op and impl are "peak".
+std::vector<BenchCase> peak_cases(const std::vector<Isa>& isas);
+
 // Times every case in order; a case that throws is reported with its error, the others still run.
 std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const BenchOptions& options);
 
 // A table (variant, threads, GOP/s, median time, ratio to the peer of the same shape and thread
-// count), or with json one object per line.
+// count, share of the variant's instruction peak times its threads), or with json one object per
+// line.
 void print_bench_results(const std::vector<BenchResult>& results, bool json, std::ostream& out);
 
 // The options every `qtune bench --op ...` family shares.

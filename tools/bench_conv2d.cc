@@ -191,6 +191,7 @@ BenchCase base_case(const Conv2dProblem& p, const std::string& impl, int threads
 BenchCase qtune_case(const Conv2dProblem& p, const Conv2dConfig& c) {
   BenchCase bc = base_case(p, "qtune", c.gemm.threads);
   bc.variant = from_conv2d_config(c).key();
+  bc.isa = std::string(to_string(c.gemm.isa));
   // The knob space has no requantization knob for depthwise (its key omits it); the kernels do.
   if (c.algo == ConvAlgo::depthwise && p.out_type != DType::s32) bc.variant += c.gemm.fuse_requant ? ";fuse=1" : ";fuse=0";
   bc.prepare = [p, c]() -> std::function<void()> {
@@ -229,13 +230,8 @@ BenchCase onednn_case(const Conv2dProblem& p, int threads) {
 
 // Every variant worth timing: GEMM-based algorithms x microkernels of the usable vector ISAs x
 // fused/separate at the shape's default blocking, or the depthwise kernel tiles.
-std::vector<Conv2dConfig> variants(const Conv2dProblem& p, int threads) {
+std::vector<Conv2dConfig> variants(const Conv2dProblem& p, const std::vector<Isa>& isas, int threads) {
   const Conv2dConfig base = conv2d_default_config(p);
-  std::vector<Isa> isas;
-  for (Isa isa : cpu_features().usable_isas()) {
-    if (isa != Isa::scalar) isas.push_back(isa);
-  }
-  if (isas.empty()) isas.push_back(Isa::scalar);
   std::vector<Conv2dConfig> out;
   const std::vector<bool> fuses = p.out_type == DType::s32 ? std::vector<bool>{true} : std::vector<bool>{true, false};
   if (p.depthwise()) {
@@ -259,19 +255,20 @@ std::vector<Conv2dConfig> variants(const Conv2dProblem& p, int threads) {
   for (ConvAlgo algo : {ConvAlgo::gemm_1x1, ConvAlgo::indirect, ConvAlgo::im2col}) {
     for (const GemmMicrokernelInfo& uk : gemm_microkernels()) {
       if (std::find(isas.begin(), isas.end(), uk.isa) == isas.end()) continue;
-      for (bool fuse : fuses) {
-        Conv2dConfig c = base;
-        c.algo = algo;
-        c.gemm.isa = uk.isa;
-        c.gemm.mr = uk.mr;
-        c.gemm.nr = uk.nr;
-        c.gemm.kc = base.gemm.kc == 0 ? 0 : std::max(uk.kr, base.gemm.kc / uk.kr * uk.kr);
-        c.gemm.mc = base.gemm.mc == 0 ? 0 : std::max(uk.mr, base.gemm.mc / uk.mr * uk.mr);
-        c.gemm.nc = 0;
-        c.gemm.pack_a = true;
-        c.gemm.fuse_requant = fuse;
-        c.gemm.threads = threads;
-        if (conv2d_check_config(p, c).empty()) out.push_back(c);
+      for (bool pack_a : {true, false}) {
+        for (bool fuse : fuses) {
+          Conv2dConfig c = base;
+          c.algo = algo;
+          c.gemm.isa = uk.isa;
+          c.gemm.mr = uk.mr;
+          c.gemm.nr = uk.nr;
+          c.gemm.kc = base.gemm.kc == 0 ? 0 : std::max(uk.kr, base.gemm.kc / uk.kr * uk.kr);
+          c.gemm.nc = 0;
+          c.gemm.pack_a = pack_a;  // the indirect algorithm always packs (check rejects pack_a=0)
+          c.gemm.fuse_requant = fuse;
+          c.gemm.threads = threads;
+          if (conv2d_check_config(p, c).empty()) out.push_back(c);
+        }
       }
     }
   }
@@ -288,9 +285,10 @@ int bench_conv2d(const Args& args) {
   if (out_name != "s8" && out_name != "s32") throw UsageError("--out must be s8 or s32, got '" + out_name + "'");
   const Conv2dProblem problem = bench_problem(workload, out_name == "s8" ? DType::s8 : DType::s32);
 
-  std::vector<BenchCase> cases;
+  const std::vector<Isa> isas = bench_isas(args);
+  std::vector<BenchCase> cases = peak_cases(isas);
   for (int t : threads) {
-    for (const Conv2dConfig& c : variants(problem, t)) cases.push_back(qtune_case(problem, c));
+    for (const Conv2dConfig& c : variants(problem, isas, t)) cases.push_back(qtune_case(problem, c));
 #if defined(QTUNE_HAVE_ONEDNN)
     if (const std::string why = peers::onednn_conv_unsupported(problem); why.empty()) {
       try {

@@ -41,27 +41,6 @@ std::vector<GemmShape> shapes_from(const Args& args) {
   return {{args.int_or("m", 0, 1, kMax), args.int_or("n", 0, 1, kMax), args.int_or("k", 0, 1, kMax)}};
 }
 
-std::vector<Isa> isas_from(const Args& args) {
-  const CpuFeatures& cpu = cpu_features();
-  std::vector<Isa> out;
-  if (auto list = args.value("isa")) {
-    std::stringstream in(*list);
-    std::string name;
-    while (std::getline(in, name, ',')) {
-      const auto isa = parse_isa(name);
-      if (!isa) throw UsageError("--isa: unknown instruction set '" + name + "'");
-      if (!cpu.usable(*isa)) throw UsageError("--isa: isa " + name + " is not usable on this CPU");
-      out.push_back(*isa);
-    }
-    return out;
-  }
-  for (Isa isa : cpu.usable_isas()) {
-    if (isa != Isa::scalar) out.push_back(isa);
-  }
-  if (out.empty()) out.push_back(Isa::scalar);
-  return out;
-}
-
 // --config KEY[,KEY...]: exactly these configurations (e.g. a tuned best against oneDNN) instead
 // of every tile at the default blocking. Their threads knob is replaced by --threads.
 std::vector<GemmConfig> configs_from(const Args& args) {
@@ -117,6 +96,7 @@ BenchCase qtune_case(const GemmShape& s, const GemmProblem& p, const GemmConfig&
   bc.shape = {{"m", s.m}, {"n", s.n}, {"k", s.k}};
   bc.impl = "qtune";
   bc.variant = from_gemm_config(c).key();
+  bc.isa = std::string(to_string(c.isa));
   bc.threads = c.threads;
   bc.ops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
   bc.prepare = [s, p, c]() -> std::function<void()> {
@@ -163,14 +143,16 @@ BenchCase onednn_case(const GemmShape& s, DType out_type, int threads) {
 int bench_gemm(const Args& args) {
   const std::vector<GemmShape> shapes = shapes_from(args);
   const std::vector<int> threads = parse_int_list(args.value_or("threads", "1"), "threads", 1, 256);
-  const std::vector<Isa> isas = isas_from(args);
+  const std::vector<Isa> isas = bench_isas(args);
   const std::string out_name = args.value_or("out", "s8");
   if (out_name != "s8" && out_name != "s32") throw UsageError("--out must be s8 or s32, got '" + out_name + "'");
   const DType out_type = out_name == "s8" ? DType::s8 : DType::s32;
 
   const std::vector<GemmConfig> configs = configs_from(args);
 
-  std::vector<BenchCase> cases;
+  std::vector<Isa> measured_isas = configs.empty() ? isas : std::vector<Isa>{};
+  for (const GemmConfig& c : configs) measured_isas.push_back(c.isa);
+  std::vector<BenchCase> cases = peak_cases(measured_isas);
   for (const GemmShape& s : shapes) {
     const GemmProblem problem = bench_problem(s, out_type);
     const GemmConfig base = gemm_default_config(problem);

@@ -13,6 +13,8 @@
 
 #include "bench_common.h"
 #include "bench_ops.h"
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/kernels/gemm.h"
 
 namespace qtune::cli {
 namespace {
@@ -70,6 +72,48 @@ std::string fixed(double v, int digits) {
 }
 
 }  // namespace
+
+std::vector<Isa> bench_isas(const Args& args) {
+  const CpuFeatures& cpu = cpu_features();
+  std::vector<Isa> out;
+  if (auto list = args.value("isa")) {
+    std::stringstream in(*list);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+      const auto isa = parse_isa(name);
+      if (!isa) throw UsageError("--isa: unknown instruction set '" + name + "'");
+      if (!cpu.usable(*isa)) throw UsageError("--isa: isa " + name + " is not usable on this CPU");
+      out.push_back(*isa);
+    }
+    return out;
+  }
+  for (Isa isa : cpu.usable_isas()) {
+    if (isa != Isa::scalar) out.push_back(isa);
+  }
+  if (out.empty()) out.push_back(Isa::scalar);
+  return out;
+}
+
+std::vector<BenchCase> peak_cases(const std::vector<Isa>& isas) {
+  std::vector<BenchCase> out;
+  for (const GemmPeakLoop& peak : gemm_peak_loops()) {
+    if (std::find(isas.begin(), isas.end(), peak.isa) == isas.end()) continue;
+    constexpr std::size_t kIterations = 1 << 14;
+    BenchCase bc;
+    bc.op = "peak";
+    bc.impl = "peak";
+    bc.isa = std::string(to_string(peak.isa));
+    bc.variant = bc.isa + " (" + peak.instruction + ", registers only)";
+    bc.threads = 1;
+    bc.ops = static_cast<double>(run_gemm_peak_loop(peak.isa, 1) * kIterations);
+    const Isa isa = peak.isa;
+    bc.prepare = [isa]() -> std::function<void()> {
+      return [isa] { benchmark::DoNotOptimize(run_gemm_peak_loop(isa, kIterations)); };
+    };
+    out.push_back(std::move(bc));
+  }
+  return out;
+}
 
 std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const BenchOptions& options) {
   static const bool initialized = [] {
@@ -136,6 +180,7 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
       for (const auto& [key, value] : r.bench.shape) j[key] = value;
       j["impl"] = r.bench.impl;
       j["variant"] = r.bench.variant;
+      if (!r.bench.isa.empty()) j["isa"] = r.bench.isa;
       j["threads"] = r.bench.threads;
       if (r.error.empty()) {
         j["gops"] = r.gops;
@@ -147,30 +192,41 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
     }
     return;
   }
-  // The peer of each (shape, threads): the first non-qtune result.
-  std::map<std::string, double> peer_gops;
+  // The peer of each (shape, threads): the first result of a peer library; the peak of each isa.
+  std::map<std::string, double> peer_gops, peak_gops;
   for (const BenchResult& r : results) {
+    if (!r.error.empty()) continue;
     const std::string group = shape_label(r.bench) + "|" + std::to_string(r.bench.threads);
-    if (r.bench.impl != "qtune" && r.error.empty() && !peer_gops.count(group)) peer_gops[group] = r.gops;
+    if (r.bench.impl == "peak") {
+      peak_gops[r.bench.isa] = r.gops;
+    } else if (r.bench.impl != "qtune" && !peer_gops.count(group)) {
+      peer_gops[group] = r.gops;
+    }
   }
   std::string last_shape;
   for (const BenchResult& r : results) {
-    const std::string shape = r.bench.op + " " + shape_label(r.bench);
+    const std::string shape = r.bench.impl == "peak" ? "instruction peak, one core" : r.bench.op + " " + shape_label(r.bench);
     if (shape != last_shape) {
       out << "\n" << shape << "\n";
       out << "  " << std::left << std::setw(72) << "variant" << std::right << std::setw(8) << "threads" << std::setw(10)
-          << "GOP/s" << std::setw(14) << "median us" << std::setw(10) << "vs peer" << "\n";
+          << "GOP/s" << std::setw(14) << "median us" << std::setw(10) << "vs peer" << std::setw(10) << "of peak"
+          << "\n";
       last_shape = shape;
     }
-    const std::string name = r.bench.impl == "qtune" ? r.bench.variant : r.bench.impl + " (" + r.bench.variant + ")";
+    const std::string name = r.bench.impl == "qtune" || r.bench.impl == "peak" ? r.bench.variant
+                                                                               : r.bench.impl + " (" + r.bench.variant + ")";
     out << "  " << std::left << std::setw(72) << name << std::right << std::setw(8) << r.bench.threads;
     if (!r.error.empty()) {
       out << "  error: " << r.error << "\n";
       continue;
     }
     const auto peer = peer_gops.find(shape_label(r.bench) + "|" + std::to_string(r.bench.threads));
+    const auto peak = peak_gops.find(r.bench.isa);
+    const bool has_peer = r.bench.impl != "peak" && peer != peer_gops.end();
+    const bool has_peak = r.bench.impl == "qtune" && peak != peak_gops.end();
     out << std::setw(10) << fixed(r.gops, 1) << std::setw(14) << fixed(r.median_ns / 1e3, 1) << std::setw(10)
-        << (peer != peer_gops.end() ? fixed(r.gops / peer->second, 2) : std::string("-")) << "\n";
+        << (has_peer ? fixed(r.gops / peer->second, 2) : std::string("-")) << std::setw(10)
+        << (has_peak ? fixed(100 * r.gops / (peak->second * r.bench.threads), 0) + "%" : std::string("-")) << "\n";
   }
 }
 

@@ -89,6 +89,21 @@ const std::vector<GemmMicrokernelInfo>& gemm_microkernels() {
   return list;
 }
 
+std::vector<GemmPeakLoop> gemm_peak_loops() {
+  std::vector<GemmPeakLoop> out;
+  for (const detail::GemmDotPeak& peak : detail::gemm_dot_peak_registry()) {
+    if (cpu_features().usable(peak.isa)) out.push_back({peak.isa, peak.instruction});
+  }
+  return out;
+}
+
+std::uint64_t run_gemm_peak_loop(Isa isa, std::size_t iterations) {
+  for (const detail::GemmDotPeak& peak : detail::gemm_dot_peak_registry()) {
+    if (peak.isa == isa && cpu_features().usable(isa)) return peak.loop(iterations);
+  }
+  throw std::invalid_argument("no peak loop for isa " + std::string(to_string(isa)) + " on this CPU");
+}
+
 std::string gemm_check_config(const GemmProblem& problem, const GemmConfig& config) {
   try {
     problem.validate();

@@ -41,6 +41,23 @@ std::span<const GemmUkernel> gemm_ukernel_registry() {
   return all;
 }
 
+std::span<const GemmDotPeak> gemm_dot_peak_registry() {
+  static const std::vector<GemmDotPeak> all = [] {
+    std::vector<GemmDotPeak> out;
+#if defined(QTUNE_HAVE_AVX2)
+    out.push_back(gemm_dot_peak_avx2());
+#endif
+#if defined(QTUNE_HAVE_AVXVNNI)
+    out.push_back(gemm_dot_peak_avxvnni());
+#endif
+#if defined(QTUNE_HAVE_AVX512VNNI)
+    out.push_back(gemm_dot_peak_avx512vnni());
+#endif
+    return out;
+  }();
+  return all;
+}
+
 const GemmUkernel* find_gemm_ukernel(Isa isa, int mr, int nr) {
   for (const GemmUkernel& uk : gemm_ukernel_registry()) {
     if (uk.isa == isa && uk.mr == mr && uk.nr == nr) return &uk;

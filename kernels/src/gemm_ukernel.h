@@ -145,6 +145,18 @@ std::span<const GemmUkernel> gemm_ukernels_neon();        // kernels/src/arm/neo
 std::span<const GemmUkernel> gemm_ukernels_dotprod();     // kernels/src/arm/dotprod/
 std::span<const GemmUkernel> gemm_ukernels_i8mm();        // kernels/src/arm/i8mm/
 
+// A family's throughput ceiling on one core (gemm_dot_peak_loop in gemm_ukernel_template.h).
+struct GemmDotPeak {
+  Isa isa;
+  const char* instruction;                          // e.g. "vpdpbusd zmm"
+  std::uint64_t (*loop)(std::size_t iterations);    // returns the operations done
+};
+GemmDotPeak gemm_dot_peak_avx2();        // kernels/src/x86/avx2/gemm_avx2.cc
+GemmDotPeak gemm_dot_peak_avxvnni();     // kernels/src/x86/avxvnni/gemm_avxvnni.cc
+GemmDotPeak gemm_dot_peak_avx512vnni();  // kernels/src/x86/avx512vnni/gemm_avx512vnni.cc
+// The peak loops compiled into this build (vector families built on gemm_ukernel_template.h).
+std::span<const GemmDotPeak> gemm_dot_peak_registry();
+
 // Every microkernel compiled into this build (runnable here or not), in family then tile order.
 std::span<const GemmUkernel> gemm_ukernel_registry();
 // The microkernel for (isa, mr x nr), or null.

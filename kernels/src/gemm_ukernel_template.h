@@ -251,6 +251,31 @@ struct GemmTileKernel {
   }
 };
 
+// The family's throughput ceiling: kPeakChains independent accumulators fed by T::dot on register
+// operands only (no loads, no stores, no epilogue), enough chains to cover the instruction's
+// latency. `opaque` hides the operands from the optimizer each round, so that a dot built from
+// several instructions (AVX2: vpmaddwd + vpaddd) cannot be hoisted out of the loop. Returns the
+// operations done (2 per multiply-accumulate).
+template <class T, class Opaque>
+std::uint64_t gemm_dot_peak_loop(std::size_t iterations, Opaque opaque) {
+  constexpr int kPeakChains = 16;
+  typename T::Acc acc[kPeakChains];
+  QTUNE_GEMM_UNROLL for (int c = 0; c < kPeakChains; ++c) {
+    acc[c] = T::zero();
+    opaque(acc[c]);  // unknown start values: nothing to fold, no copies of constants to keep
+  }
+  typename T::AVec a = T::broadcast_bits(0x01020304u);
+  typename T::BVec b = T::broadcast_bits(0x7F80FF01u);
+  for (std::size_t it = 0; it < iterations; ++it) {
+    opaque(a);
+    opaque(b);
+    QTUNE_GEMM_UNROLL for (int c = 0; c < kPeakChains; ++c) acc[c] = T::dot(acc[c], a, b);
+  }
+  QTUNE_GEMM_UNROLL for (int c = 1; c < kPeakChains; ++c) acc[0] = T::add(acc[0], acc[c]);
+  opaque(acc[0]);  // the results are used
+  return std::uint64_t{iterations} * kPeakChains * T::kLanes * T::kKr * 2;
+}
+
 // The descriptor of GemmTileKernel<T, MR, NR>; `name` must be a string literal.
 template <class T, int MR, int NR>
 constexpr GemmUkernel make_gemm_ukernel(const char* name) {

@@ -98,5 +98,11 @@ struct ZmmBase {
 };
 #endif
 
+// The peak loop of a family (gemm_dot_peak_loop) with its vector operands kept opaque in registers.
+template <class T>
+std::uint64_t x86_dot_peak_loop(std::size_t iterations) {
+  return gemm_dot_peak_loop<T>(iterations, [](auto& v) { asm volatile("" : "+v"(v)); });
+}
+
 }  // namespace
 }  // namespace qtune::detail

@@ -59,6 +59,19 @@ struct GemmMicrokernelInfo {
 // Every microkernel compiled in, runnable or not; filter with cpu_features().usable(info.isa).
 const std::vector<GemmMicrokernelInfo>& gemm_microkernels();
 
+// The throughput ceiling of a family's dot-product instruction on one core, for "share of peak"
+// figures measured in the same run as the kernels: a register-only loop of independent dot
+// products (no loads, stores or epilogue). Families that have one, compiled in and usable here:
+struct GemmPeakLoop {
+  Isa isa;
+  std::string instruction;  // e.g. "vpdpbusd zmm"
+};
+std::vector<GemmPeakLoop> gemm_peak_loops();
+// Runs `iterations` rounds of the loop of `isa` and returns the int8 operations done (2 per
+// multiply-accumulate): time it to get the peak GOP/s. std::invalid_argument when `isa` has no
+// peak loop here (see gemm_peak_loops()).
+std::uint64_t run_gemm_peak_loop(Isa isa, std::size_t iterations);
+
 // Empty when `config` can run `problem` on this CPU, else a message naming the problem
 // ("isa avx512vnni is not usable on this CPU", "no 8x5 tile for avx2", "kc must be a multiple of 4").
 std::string gemm_check_config(const GemmProblem& problem, const GemmConfig& config);

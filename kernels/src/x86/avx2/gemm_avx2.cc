@@ -36,6 +36,8 @@ constexpr GemmUkernel kAvx2Ukernels[] = {
 
 }  // namespace
 
+GemmDotPeak gemm_dot_peak_avx2() { return {Avx2Traits::kIsa, "vpmaddwd + vpaddd ymm", &x86_dot_peak_loop<Avx2Traits>}; }
+
 std::span<const GemmUkernel> gemm_ukernels_avx2() { return kAvx2Ukernels; }
 
 }  // namespace qtune::detail

@@ -38,6 +38,8 @@ constexpr GemmUkernel kAvx512VnniUkernels[] = {
 
 }  // namespace
 
+GemmDotPeak gemm_dot_peak_avx512vnni() { return {Avx512VnniTraits::kIsa, "vpdpbusd zmm", &x86_dot_peak_loop<Avx512VnniTraits>}; }
+
 std::span<const GemmUkernel> gemm_ukernels_avx512vnni() { return kAvx512VnniUkernels; }
 
 }  // namespace qtune::detail

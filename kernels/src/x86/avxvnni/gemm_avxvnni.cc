@@ -30,6 +30,8 @@ constexpr GemmUkernel kAvxVnniUkernels[] = {
 
 }  // namespace
 
+GemmDotPeak gemm_dot_peak_avxvnni() { return {AvxVnniTraits::kIsa, "vpdpbusd ymm (VEX)", &x86_dot_peak_loop<AvxVnniTraits>}; }
+
 std::span<const GemmUkernel> gemm_ukernels_avxvnni() { return kAvxVnniUkernels; }
 
 }  // namespace qtune::detail
