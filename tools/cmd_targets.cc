@@ -32,6 +32,11 @@ int run_targets(const qtune::cli::Args&) {
               << "  dotprod (sdot)  " << yes_no(f.dotprod) << "\n"
               << "  i8mm (smmla)    " << yes_no(f.i8mm) << "\n\n";
   }
+  if (f.isa_restricted) {
+    std::cout << "restricted by QTUNE_ISAS to:";
+    for (auto isa : f.isa_allowlist) std::cout << " " << qtune::to_string(isa);
+    std::cout << "\n";
+  }
   std::cout << "kernel instruction sets usable here:";
   for (auto isa : f.usable_isas()) std::cout << " " << qtune::to_string(isa);
   std::cout << "\n";

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "qtune/kernels/build_info.h"
+#include "qtune/kernels/cpu_features.h"
 
 namespace {
 
@@ -36,6 +37,10 @@ int main(int argc, char** argv) {
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
     std::cerr << "qtune: unknown command '" << args[0] << "' (see 'qtune --help')\n";
+    return 2;
+  }
+  if (const std::string& why = qtune::cpu_features().isa_restriction_error; !why.empty()) {
+    std::cerr << "qtune: " << why << "\n";
     return 2;
   }
   const auto& command = it->second;

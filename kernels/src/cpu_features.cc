@@ -140,6 +140,26 @@ void detect_arm(CpuFeatures& f) {
 }
 #endif
 
+void read_isa_restriction(CpuFeatures& f) {
+  const char* env = std::getenv("QTUNE_ISAS");
+  if (env == nullptr || *env == '\0') return;
+  std::vector<Isa> allowed{Isa::scalar};
+  std::stringstream list(env);
+  std::string name;
+  while (std::getline(list, name, ',')) {
+    const auto isa = parse_isa(name);
+    if (!isa) {
+      std::string known;
+      for (Isa k : kAllIsas) known += (known.empty() ? "" : ", ") + std::string(to_string(k));
+      f.isa_restriction_error = "QTUNE_ISAS: unknown instruction set '" + name + "' (known: " + known + ")";
+      return;
+    }
+    if (std::find(allowed.begin(), allowed.end(), *isa) == allowed.end()) allowed.push_back(*isa);
+  }
+  f.isa_restricted = true;
+  f.isa_allowlist = std::move(allowed);
+}
+
 CpuFeatures detect() {
   CpuFeatures f;
 #if defined(__x86_64__)
@@ -152,12 +172,14 @@ CpuFeatures detect() {
   if (f.model.empty()) f.model = "unknown";
   f.logical_cores = affinity_cores();
   read_cache_sizes(f);
+  read_isa_restriction(f);
   return f;
 }
 
 }  // namespace
 
 bool CpuFeatures::usable(Isa isa) const {
+  if (isa_restricted && std::find(isa_allowlist.begin(), isa_allowlist.end(), isa) == isa_allowlist.end()) return false;
   switch (isa) {
     case Isa::scalar: return true;
     case Isa::avx2: return avx2;

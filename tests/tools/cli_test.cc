@@ -53,11 +53,11 @@ class Cli : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Runs `qtune <args>` in the test's directory.
-  Outcome qtune(const std::string& args) const {
+  // Runs `qtune <args>` in the test's directory, with `env` (VAR=value ...) added to its environment.
+  Outcome qtune(const std::string& args, const std::string& env = "") const {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command =
-        cat("cd '", dir_.string(), "' && '", QTUNE_CLI, "' ", args, " >'", out.string(), "' 2>'", err.string(), "'");
+    const std::string command = cat("cd '", dir_.string(), "' && env ", env, " '", QTUNE_CLI, "' ", args, " >'",
+                                    out.string(), "' 2>'", err.string(), "'");
     const int status = std::system(command.c_str());
     Outcome o;
     o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -113,9 +113,18 @@ TEST_F(Cli, VersionHelpAndUsageErrors) {
 }
 
 TEST_F(Cli, TargetsListsWhatThisProcessCanRun) {
-  const Outcome o = qtune("targets");
+  Outcome o = qtune("targets");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("scalar"), std::string::npos) << o.out;
+
+  // QTUNE_ISAS restricts what the process may use; a name it does not know stops every command.
+  o = qtune("targets", "QTUNE_ISAS=scalar");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("restricted by QTUNE_ISAS to: scalar\n"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("kernel instruction sets usable here: scalar\n"), std::string::npos) << o.out;
+  o = qtune("targets", "QTUNE_ISAS=scalar,avx3");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("QTUNE_ISAS: unknown instruction set 'avx3'"), std::string::npos) << o.err;
 }
 
 TEST_F(Cli, TuneExportImportAndTheCiGate) {

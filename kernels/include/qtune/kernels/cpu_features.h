@@ -26,7 +26,16 @@ struct CpuFeatures {
   // Arm.
   bool neon = false, dotprod = false, i8mm = false;
 
-  // The instruction sets kernels may use in this process.
+  // QTUNE_ISAS (environment, read at detection): a comma-separated list such as "scalar,avx2" that
+  // restricts the instruction sets kernels may use to those named, as oneDNN's DNNL_MAX_CPU_ISA
+  // does: to see what a lesser machine would run, or to reproduce its results here. The scalar
+  // path is always allowed. Unknown names leave the set unrestricted and are reported in
+  // isa_restriction_error (the qtune program refuses to start with it).
+  bool isa_restricted = false;
+  std::vector<Isa> isa_allowlist;
+  std::string isa_restriction_error;
+
+  // The instruction sets kernels may use in this process: implemented, OS-enabled, and allowed.
   bool usable(Isa isa) const;
   std::vector<Isa> usable_isas() const;
 };

@@ -1,7 +1,9 @@
-// Run-time dispatch under emulation: the aarch64 ctest entries run this binary once per qemu CPU
-// model and pass the instruction sets that model implements in QTUNE_EXPECTED_ISAS (see
-// tests/CMakeLists.txt). cpu_features() must report exactly that set, so a kernel the emulated CPU
-// cannot execute is never offered and one it can execute is never hidden.
+// Run-time dispatch as a given CPU sees it: the aarch64 ctest entries run this binary once per qemu
+// CPU model, and native x86 builds run it once more restricted by QTUNE_ISAS (an AVX2-only
+// machine); each passes the instruction sets that CPU offers in QTUNE_EXPECTED_ISAS (see
+// tests/CMakeLists.txt). cpu_features() must report exactly that set, so a kernel the CPU cannot
+// (or may not) execute is never offered and one it can execute is never hidden.
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -34,16 +36,24 @@ std::string join(const std::vector<qtune::Isa>& isas) {
   return out;
 }
 
-TEST(ArmCpuFeatures, UsableIsasMatchTheEmulatedModel) {
+TEST(CpuFeatures, UsableIsasMatchTheExpectedSet) {
   const char* expected = std::getenv("QTUNE_EXPECTED_ISAS");
   if (expected == nullptr) {
-    GTEST_SKIP() << "QTUNE_EXPECTED_ISAS is not set: only the per-CPU-model ctest entries of the "
-                    "aarch64 cross build know which instruction sets the CPU has";
+    GTEST_SKIP() << "QTUNE_EXPECTED_ISAS is not set: only the per-CPU-model and restricted-ISA ctest "
+                    "entries know which instruction sets the CPU offers";
   }
   const auto& f = qtune::cpu_features();
   const char* model = std::getenv("QEMU_CPU");
   EXPECT_EQ(join(f.usable_isas()), join(parse_isa_list(expected)))
       << "cpu model " << (model ? model : "(default)") << ", detected " << f.model << " (" << f.arch << ")";
+  EXPECT_TRUE(f.isa_restriction_error.empty()) << f.isa_restriction_error;
+  if (const char* restriction = std::getenv("QTUNE_ISAS"); restriction != nullptr && *restriction != '\0') {
+    EXPECT_TRUE(f.isa_restricted);
+    for (auto isa : f.usable_isas()) {
+      EXPECT_NE(std::find(f.isa_allowlist.begin(), f.isa_allowlist.end(), isa), f.isa_allowlist.end())
+          << qtune::to_string(isa) << " is usable but not allowed by QTUNE_ISAS=" << restriction;
+    }
+  }
 }
 
 #if defined(__aarch64__)
