@@ -32,7 +32,17 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
     const std::uint32_t b = problem.has_bias ? static_cast<std::uint32_t>(bias[c]) : 0u;
     bias_term_[c] = static_cast<std::int32_t>(b - za * weight_sum);
   }
-  zero_row_.assign(channels_, static_cast<std::uint8_t>(problem.a_zero_point));
+  // A whole row of zero-point pixels: taps of padded kernel rows point into it at their column, so
+  // that they advance with the output pixel like real taps (see DwRowArgs::pixel_step).
+  zero_row_.assign(static_cast<std::size_t>(problem.in_w) * channels_, static_cast<std::uint8_t>(problem.a_zero_point));
+  // Output pixels whose every kernel column lies inside the input row.
+  const std::int64_t last_column = (problem.kernel_w - 1) * problem.dilation_w;
+  const std::int64_t first = (problem.pad_left + problem.stride_w - 1) / problem.stride_w;
+  const std::int64_t end = problem.in_w - 1 + problem.pad_left - last_column >= 0
+                               ? (problem.in_w - 1 + problem.pad_left - last_column) / problem.stride_w + 1
+                               : 0;
+  affine_begin_ = static_cast<std::size_t>(std::clamp<std::int64_t>(first, 0, out_w_));
+  affine_end_ = std::max(affine_begin_, static_cast<std::size_t>(std::clamp<std::int64_t>(end, 0, out_w_)));
   if (problem.out_type != DType::s32) {
     plan_ = RequantPlan::make(problem.requant);
     plan_constants_ = plan_.constants();
@@ -78,6 +88,9 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
   DwRowArgs args;
   args.taps = taps.data();
   args.out_w = static_cast<std::size_t>(out_w_);
+  args.affine_begin = affine_begin_;
+  args.affine_end = affine_end_;
+  args.pixel_step = static_cast<std::size_t>(p.stride_w) * channels_;
   args.tap_count = tap_count;
   args.channels = channels_;
   args.channels_padded = channels_padded_;
@@ -118,8 +131,9 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
       for (std::size_t kh = 0; kh < kh_n; ++kh) {
         for (std::size_t kw = 0; kw < kw_n; ++kw) {
           const std::int64_t iw = ow * p.stride_w - p.pad_left + static_cast<std::int64_t>(kw) * p.dilation_w;
-          const bool inside = source_rows[kh] != nullptr && iw >= 0 && iw < p.in_w;
-          pixel_taps[kh * kw_n + kw] = inside ? source_rows[kh] + static_cast<std::size_t>(iw) * channels_ : zero_row_.data();
+          const bool in_row = iw >= 0 && iw < p.in_w;
+          const std::uint8_t* row_start = source_rows[kh] != nullptr ? source_rows[kh] : zero_row_.data();
+          pixel_taps[kh * kw_n + kw] = in_row ? row_start + static_cast<std::size_t>(iw) * channels_ : zero_row_.data();
         }
       }
     }

@@ -30,7 +30,8 @@ class DepthwiseConv {
   std::size_t channels_ = 0, channels_padded_ = 0;
   std::vector<std::int32_t> weights_;    // [tap][channels_padded]: uint16(w - zb) in the low half
   std::vector<std::int32_t> bias_term_;  // [channels_padded]: bias - za * sum_t (w - zb)
-  std::vector<std::uint8_t> zero_row_;   // channels bytes equal to the input zero point
+  std::vector<std::uint8_t> zero_row_;   // in_w x channels bytes equal to the input zero point
+  std::size_t affine_begin_ = 0, affine_end_ = 0;  // output pixels without horizontal padding
   RequantPlan plan_;
   RequantConstants plan_constants_;  // what the row kernels read of plan_
 };

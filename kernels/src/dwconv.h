@@ -33,6 +33,9 @@ inline constexpr std::size_t kDwChannelPadding = 64;  // channels_padded is a mu
 struct DwRowArgs {
   const std::uint8_t* const* taps = nullptr;  // [out_w][tap_count] pixel pointers
   std::size_t out_w = 0;
+  // Output pixels [affine_begin, affine_end) read no horizontal padding: each of their taps is the
+  // previous pixel's plus pixel_step bytes, so the kernel reads one tap row per tile, not W.
+  std::size_t affine_begin = 0, affine_end = 0, pixel_step = 0;
   std::size_t tap_count = 0;
   std::size_t channels = 0;             // C_out
   std::size_t channels_padded = 0;      // row stride of `weights`

@@ -13,6 +13,7 @@ struct ScalarTraits {
   static constexpr int kLanes = 1;
   using Vec = std::uint32_t;  // unsigned: the accumulator wraps like the vector adds
 
+  static Vec zero() { return 0; }
   static Vec load_i32(const std::int32_t* p) { return static_cast<Vec>(*p); }
   static Vec load_i32_partial(const std::int32_t* p, std::size_t) { return static_cast<Vec>(*p); }
   template <bool Signed>
@@ -25,15 +26,17 @@ struct ScalarTraits {
   }
   template <bool Signed>
   static Vec load_x_partial(const std::uint8_t* p, std::size_t) { return load_x<Signed>(p); }
-  static Vec madd(Vec x, Vec w) {
+  static Vec madd_add(Vec acc, Vec x, Vec w) {
     const auto w16 = static_cast<std::int32_t>(static_cast<std::int16_t>(w & 0xFFFFu));
-    return x * static_cast<Vec>(w16);
+    return acc + x * static_cast<Vec>(w16);
   }
   static Vec add(Vec a, Vec b) { return a + b; }
   static void store_i32(std::int32_t* dst, Vec v, std::size_t) { *dst = static_cast<std::int32_t>(v); }
-  static void store_requantized(std::uint8_t* dst, DType out_type, Vec v, const RequantConstants& plan,
-                                std::size_t channel, std::size_t) {
-    const std::int32_t q = requantize_scalar(static_cast<std::int32_t>(v), plan, channel);
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static Vec requantize(Vec v, const RequantConstants& plan, std::size_t channel) {
+    return static_cast<Vec>(requantize_scalar<Mode>(static_cast<std::int32_t>(v), plan, channel));
+  }
+  static void store_q8(std::uint8_t* dst, DType out_type, Vec q, std::size_t) {
     if (out_type == DType::u8) {
       *dst = static_cast<std::uint8_t>(q);
     } else {

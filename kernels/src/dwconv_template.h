@@ -4,13 +4,15 @@
 //
 // A traits class T provides:
 //   isa, kLanes, Vec                         the vector of kLanes int32 lanes
+//   zero()                                   a vector of zeros
 //   load_i32(p)                              kLanes int32 (padded arrays: always in bounds)
 //   load_i32_partial(p, n)                   n <= kLanes int32, never reading past p + n
 //   load_x<Signed>(p), load_x_partial<Signed>(p, n)   activation bytes widened to int32 lanes
-//   madd(x, w)                               x * w' per lane (w' = the low int16 half of w)
+//   madd_add(acc, x, w)                      acc + x * w' per lane (w' = the low int16 half of w)
 //   add(a, b)                                wrapping int32 add
 //   store_i32(dst, v, n)                     the first n lanes
-//   store_requantized(dst, out_type, v, plan, channel, n)   requantize and store n 8-bit lanes
+//   requantize<Mode>(v, plan, channel)       requantized lanes (in [qmin, qmax], zero point added)
+//   store_q8(dst, out_type, q, n)            store n requantized lanes as u8 or s8
 // Every helper is a static member of T, so instantiations for different ISAs never share a
 // symbol (an inline function compiled with AVX-512 flags must not be picked for the AVX2 path).
 #pragma once
@@ -20,6 +22,8 @@
 
 #include "dwconv.h"
 #include "requant_plan.h"
+
+#define QTUNE_DW_UNROLL _Pragma("GCC unroll 16")
 
 namespace qtune::detail {
 
@@ -31,23 +35,26 @@ struct DwRowKernel {
   using Vec = typename T::Vec;
 
   // W output pixels x NV vectors of channels starting at c0; when Ragged, the last vector holds
-  // only `last_lanes` valid channels (the row's channel tail).
-  template <int W, int NV, bool Ragged>
+  // only `last_lanes` valid channels (the row's channel tail). Affine: the pixels' taps are the
+  // first pixel's plus p * pixel_step (see DwRowArgs).
+  template <int W, int NV, bool Ragged, bool Affine>
   static void tile(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0, std::size_t c0,
                    std::size_t last_lanes) {
+    // The bias term is added after the taps: accumulators that all started from the same bias
+    // vector made GCC keep one register per value and copy it around the tap loop.
     Vec acc[W][NV];
-    for (int v = 0; v < NV; ++v) {
-      const Vec b = T::load_i32(a.bias_term + c0 + v * kLanes);
-      for (int p = 0; p < W; ++p) acc[p][v] = b;
+    QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {
+      QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) acc[p][v] = T::zero();
     }
     const std::uint8_t* const* taps = a.taps + ow0 * a.tap_count;
     for (std::size_t t = 0; t < a.tap_count; ++t) {
       const std::int32_t* w_row = a.weights + t * a.channels_padded + c0;
       Vec w[NV];
-      for (int v = 0; v < NV; ++v) w[v] = T::load_i32(w_row + v * kLanes);
-      for (int p = 0; p < W; ++p) {
-        const std::uint8_t* x = taps[p * a.tap_count + t] + c0;
-        for (int v = 0; v < NV; ++v) {
+      QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) w[v] = T::load_i32(w_row + v * kLanes);
+      const std::uint8_t* first = taps[t] + c0;
+      QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {
+        const std::uint8_t* x = Affine ? first + p * a.pixel_step : taps[p * a.tap_count + t] + c0;
+        QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
           Vec xv;
           if constexpr (Ragged) {
             xv = v == NV - 1 ? T::template load_x_partial<Signed>(x + v * kLanes, last_lanes)
@@ -55,34 +62,69 @@ struct DwRowKernel {
           } else {
             xv = T::template load_x<Signed>(x + v * kLanes);
           }
-          acc[p][v] = T::add(acc[p][v], T::madd(xv, w[v]));
+          acc[p][v] = T::madd_add(acc[p][v], xv, w[v]);
         }
       }
     }
+    QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
+      const Vec b = T::load_i32(a.bias_term + c0 + v * kLanes);
+      QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::add(acc[p][v], b);
+    }
+    if (a.out_type != DType::s32 && a.fuse_requant) {
+      switch (plan.mode) {
+        case RoundingMode::tflite: return write_requantized<RoundingMode::tflite, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+        case RoundingMode::upward: return write_requantized<RoundingMode::upward, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+        case RoundingMode::tonearest:
+          return write_requantized<RoundingMode::tonearest, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+        case RoundingMode::arm: return write_requantized<RoundingMode::arm, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+        case RoundingMode::fp32: return write_requantized<RoundingMode::fp32, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+      }
+    }
+    std::int32_t* out = a.out_type == DType::s32 ? static_cast<std::int32_t*>(a.out) : a.scratch;
     for (int p = 0; p < W; ++p) {
       const std::size_t pixel = (ow0 + p) * a.channels;
       for (int v = 0; v < NV; ++v) {
-        const std::size_t c = c0 + v * kLanes;
         const std::size_t n = Ragged && v == NV - 1 ? last_lanes : kLanes;
-        if (a.out_type == DType::s32) {
-          T::store_i32(static_cast<std::int32_t*>(a.out) + pixel + c, acc[p][v], n);
-        } else if (!a.fuse_requant) {
-          T::store_i32(a.scratch + pixel + c, acc[p][v], n);
-        } else {
-          T::store_requantized(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, acc[p][v], plan, c, n);
-        }
+        T::store_i32(out + pixel + c0 + v * kLanes, acc[p][v], n);
       }
     }
   }
 
-  template <int W>
+  // Every lane is requantized before the first store: the 8-bit stores may alias anything, so
+  // constants loaded after one would be loaded again for every pixel; this way each vector of
+  // per-channel constants is loaded once for the W pixels that share it.
+  template <RoundingMode Mode, int W, int NV, bool Ragged>
+  __attribute__((always_inline)) static void write_requantized(const DwRowArgs& a, const RequantConstants& plan, const Vec (&acc)[W][NV],
+                                std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
+    Vec q[W][NV];
+    for (int p = 0; p < W; ++p) {
+      for (int v = 0; v < NV; ++v) q[p][v] = T::template requantize<Mode>(acc[p][v], plan, c0 + v * kLanes);
+    }
+    for (int p = 0; p < W; ++p) {
+      auto* out = static_cast<std::uint8_t*>(a.out) + (ow0 + p) * a.channels + c0;
+      for (int v = 0; v < NV; ++v) {
+        T::store_q8(out + v * kLanes, a.out_type, q[p][v], Ragged && v == NV - 1 ? last_lanes : kLanes);
+      }
+    }
+  }
+
+  template <int W, bool Affine>
   static void columns(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
     std::size_t c = 0;
-    for (; c + ChannelTile <= a.channels; c += ChannelTile) tile<W, kVectors, false>(a, plan, ow0, c, kLanes);
+    for (; c + ChannelTile <= a.channels; c += ChannelTile) tile<W, kVectors, false, Affine>(a, plan, ow0, c, kLanes);
     if constexpr (kVectors > 1) {
-      for (; c + kLanes <= a.channels; c += kLanes) tile<W, 1, false>(a, plan, ow0, c, kLanes);
+      for (; c + kLanes <= a.channels; c += kLanes) tile<W, 1, false, Affine>(a, plan, ow0, c, kLanes);
     }
-    if (c < a.channels) tile<W, 1, true>(a, plan, ow0, c, a.channels - c);
+    if (c < a.channels) tile<W, 1, true, Affine>(a, plan, ow0, c, a.channels - c);
+  }
+
+  template <int W>
+  static void columns(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
+    if (ow0 >= a.affine_begin && ow0 + W <= a.affine_end) {
+      columns<W, true>(a, plan, ow0);
+    } else {
+      columns<W, false>(a, plan, ow0);
+    }
   }
 
   static void run(const DwRowArgs& a) {
@@ -91,17 +133,28 @@ struct DwRowKernel {
     std::size_t ow = 0;
     for (; ow + WidthTile <= a.out_w; ow += WidthTile) columns<WidthTile>(a, plan, ow);
     if constexpr (WidthTile > 1) {
-      for (; ow < a.out_w; ++ow) columns<1>(a, plan, ow);
+      for (; ow < a.out_w; ++ow) columns<1, false>(a, plan, ow);
     }
     if (a.out_type != DType::s32 && !a.fuse_requant) {
-      // The separate pass: the whole row's int32 results, requantized vector by vector.
-      for (std::size_t p = 0; p < a.out_w; ++p) {
-        const std::size_t pixel = p * a.channels;
-        for (std::size_t c = 0; c < a.channels; c += kLanes) {
-          const std::size_t n = a.channels - c < kLanes ? a.channels - c : kLanes;
-          const Vec v = T::load_i32_partial(a.scratch + pixel + c, n);
-          T::store_requantized(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, v, plan, c, n);
-        }
+      switch (plan.mode) {
+        case RoundingMode::tflite: return requantize_row<RoundingMode::tflite>(a, plan);
+        case RoundingMode::upward: return requantize_row<RoundingMode::upward>(a, plan);
+        case RoundingMode::tonearest: return requantize_row<RoundingMode::tonearest>(a, plan);
+        case RoundingMode::arm: return requantize_row<RoundingMode::arm>(a, plan);
+        case RoundingMode::fp32: return requantize_row<RoundingMode::fp32>(a, plan);
+      }
+    }
+  }
+
+  // The separate pass: the whole row's int32 results, requantized vector by vector.
+  template <RoundingMode Mode>
+  static void requantize_row(const DwRowArgs& a, const RequantConstants& plan) {
+    for (std::size_t p = 0; p < a.out_w; ++p) {
+      const std::size_t pixel = p * a.channels;
+      for (std::size_t c = 0; c < a.channels; c += kLanes) {
+        const std::size_t n = a.channels - c < kLanes ? a.channels - c : kLanes;
+        const Vec q = T::template requantize<Mode>(T::load_i32_partial(a.scratch + pixel + c, n), plan, c);
+        T::store_q8(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, q, n);
       }
     }
   }

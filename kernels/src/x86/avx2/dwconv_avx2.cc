@@ -16,6 +16,7 @@ struct Avx2Traits {
   static constexpr int kLanes = 8;
   using Vec = __m256i;
 
+  static Vec zero() { return _mm256_setzero_si256(); }
   static Vec load_i32(const std::int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
   static Vec load_i32_partial(const std::int32_t* p, std::size_t n) { return avx2::load_partial(p, n); }
   template <bool Signed>
@@ -36,7 +37,7 @@ struct Avx2Traits {
     std::memcpy(&bytes, p, n);  // never reads past the row's last channel
     return widen<Signed>(_mm_cvtsi64_si128(static_cast<long long>(bytes)));
   }
-  static Vec madd(Vec x, Vec w) { return _mm256_madd_epi16(x, w); }
+  static Vec madd_add(Vec acc, Vec x, Vec w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(x, w)); }
   static Vec add(Vec a, Vec b) { return _mm256_add_epi32(a, b); }
   static void store_i32(std::int32_t* dst, Vec v, std::size_t n) {
     if (n == kLanes) {
@@ -45,9 +46,11 @@ struct Avx2Traits {
       _mm256_maskstore_epi32(reinterpret_cast<int*>(dst), avx2::lane_mask(n), v);
     }
   }
-  static void store_requantized(std::uint8_t* dst, DType out_type, Vec v, const RequantConstants& plan,
-                                std::size_t channel, std::size_t n) {
-    const __m256i q = avx2::requantize8(v, plan, channel);
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static Vec requantize(Vec v, const RequantConstants& plan, std::size_t channel) {
+    return avx2::requantize8<Mode>(v, plan, channel);
+  }
+  static void store_q8(std::uint8_t* dst, DType out_type, Vec q, std::size_t n) {
     if (out_type == DType::u8) {
       avx2::store_u8(dst, q, n);
     } else {

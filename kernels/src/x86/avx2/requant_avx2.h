@@ -88,8 +88,10 @@ inline __m256i clamp_epi32(__m256i v, std::int32_t lo, std::int32_t hi) {
 
 // 8 lanes of channels [channel, channel + 8) (per-tensor plans ignore channel): values already
 // clamped and offset by the zero point, i.e. in [qmin, qmax].
+// Always inlined: as a call it would reload its constants for every vector (observed for the
+// depthwise epilogue), inlined they are loaded once per channel vector and stay in registers.
 template <RoundingMode Mode>
-inline __m256i requantize8(__m256i acc, const RequantConstants& plan, std::size_t channel) {
+__attribute__((always_inline)) inline __m256i requantize8(__m256i acc, const RequantConstants& plan, std::size_t channel) {
   const std::size_t i = plan.per_channel ? channel : 0;  // no call into shared inline code (ISA flags)
   __m256i v;
   if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
