@@ -3,6 +3,7 @@
 //                                     requantization, packed and in-place A where supported, at the
 //                                     default blocking, 1 and 2 threads
 //   onednn/<M>x<N>x<K>/threads=<T>    oneDNN matmul u8 x s8 -> s8 with an output scale
+//   xnnpack/<M>x<N>x<K>/threads=<T>   XNNPACK fully-connected qs8 (s8 x s8 -> s8)
 // Both requantize with the same math: fp32 scaling (RoundingMode::fp32), one scale per tensor.
 // Counter "GOPS" = 2*M*N*K / time. Filter with --benchmark_filter (e.g. 'avx2.*tile=6x16').
 #include <benchmark/benchmark.h>
@@ -16,6 +17,9 @@
 #include "qtune/kernels/gemm.h"
 #if defined(QTUNE_HAVE_ONEDNN)
 #include "peers/onednn_matmul.h"
+#endif
+#if defined(QTUNE_HAVE_XNNPACK)
+#include "peers/xnnpack_fully_connected.h"
 #endif
 
 namespace {
@@ -94,7 +98,6 @@ void register_all() {
             c.mr = uk.mr;
             c.nr = uk.nr;
             c.kc = base.kc == 0 ? 0 : base.kc / uk.kr * uk.kr;
-            c.mc = base.mc == 0 ? 0 : std::max(uk.mr, base.mc / uk.mr * uk.mr);
             c.pack_a = pack_a;
             c.fuse_requant = fuse;
             c.threads = threads;
@@ -107,6 +110,17 @@ void register_all() {
                                    [s, threads](benchmark::State& state) {
                                      qtune::peers::OnednnMatmul peer(s.m, s.n, s.k, qtune::DType::s8, threads);
                                      state.SetLabel(peer.implementation());
+                                     for (auto _ : state) peer.run();
+                                     set_gops(state, s);
+                                   })
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
+#endif
+#if defined(QTUNE_HAVE_XNNPACK)
+      benchmark::RegisterBenchmark(("xnnpack/" + shape_name(s) + "/threads=" + std::to_string(threads)).c_str(),
+                                   [s, threads](benchmark::State& state) {
+                                     qtune::peers::XnnpackFullyConnected peer(s.m, s.n, s.k, threads);
+                                     state.SetLabel(qtune::peers::XnnpackFullyConnected::implementation());
                                      for (auto _ : state) peer.run();
                                      set_gops(state, s);
                                    })

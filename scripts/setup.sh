@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   cmake g++ make pkg-config
   libsqlite3-dev nlohmann-json3-dev libbenchmark-dev libgtest-dev libgmock-dev
-  libdnnl-dev libxnnpack-dev libgemmlowp-dev
+  libdnnl-dev libxnnpack-dev libpthreadpool-dev libgemmlowp-dev
   # Debian's oneDNN is built with the OpenCL GPU runtime: its CMake package requires OpenCL's
   # headers and link library even though qtune only uses the CPU engine.
   ocl-icd-opencl-dev

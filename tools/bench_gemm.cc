@@ -21,6 +21,9 @@
 #if defined(QTUNE_HAVE_ONEDNN)
 #include "peers/onednn_matmul.h"
 #endif
+#if defined(QTUNE_HAVE_XNNPACK)
+#include "peers/xnnpack_fully_connected.h"
+#endif
 
 namespace qtune::cli {
 namespace {
@@ -138,6 +141,23 @@ BenchCase onednn_case(const GemmShape& s, DType out_type, int threads) {
 }
 #endif
 
+#if defined(QTUNE_HAVE_XNNPACK)
+BenchCase xnnpack_case(const GemmShape& s, int threads) {
+  BenchCase bc;
+  bc.op = "gemm";
+  bc.shape = {{"m", s.m}, {"n", s.n}, {"k", s.k}};
+  bc.impl = "xnnpack";
+  bc.variant = peers::XnnpackFullyConnected::implementation();
+  bc.threads = threads;
+  bc.ops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  bc.prepare = [s, threads]() -> std::function<void()> {
+    auto peer = std::make_shared<peers::XnnpackFullyConnected>(s.m, s.n, s.k, threads);
+    return [peer] { peer->run(); };
+  };
+  return bc;
+}
+#endif
+
 }  // namespace
 
 int bench_gemm(const Args& args) {
@@ -177,6 +197,9 @@ int bench_gemm(const Args& args) {
       }
 #if defined(QTUNE_HAVE_ONEDNN)
       cases.push_back(onednn_case(s, out_type, t));
+#endif
+#if defined(QTUNE_HAVE_XNNPACK)
+      if (out_type == DType::s8) cases.push_back(xnnpack_case(s, t));  // XNNPACK has no int32-output operator
 #endif
     }
   }

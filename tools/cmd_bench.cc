@@ -192,15 +192,20 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
     }
     return;
   }
-  // The peer of each (shape, threads): the first result of a peer library; the peak of each isa.
+  // Each peer library's result per (shape, threads), and the peak of each isa.
+  std::vector<std::string> peers;  // in order of appearance: one "vs <peer>" column each
   std::map<std::string, double> peer_gops, peak_gops;
+  auto group_of = [](const BenchResult& r) { return shape_label(r.bench) + "|" + std::to_string(r.bench.threads); };
+  for (const BenchResult& r : results) {
+    if (r.bench.impl == "qtune" || r.bench.impl == "peak") continue;
+    if (std::find(peers.begin(), peers.end(), r.bench.impl) == peers.end()) peers.push_back(r.bench.impl);
+  }
   for (const BenchResult& r : results) {
     if (!r.error.empty()) continue;
-    const std::string group = shape_label(r.bench) + "|" + std::to_string(r.bench.threads);
     if (r.bench.impl == "peak") {
       peak_gops[r.bench.isa] = r.gops;
-    } else if (r.bench.impl != "qtune" && !peer_gops.count(group)) {
-      peer_gops[group] = r.gops;
+    } else if (r.bench.impl != "qtune") {
+      peer_gops.emplace(r.bench.impl + "|" + group_of(r), r.gops);
     }
   }
   std::string last_shape;
@@ -209,8 +214,9 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
     if (shape != last_shape) {
       out << "\n" << shape << "\n";
       out << "  " << std::left << std::setw(72) << "variant" << std::right << std::setw(8) << "threads" << std::setw(10)
-          << "GOP/s" << std::setw(14) << "median us" << std::setw(10) << "vs peer" << std::setw(10) << "of peak"
-          << "\n";
+          << "GOP/s" << std::setw(14) << "median us";
+      for (const std::string& peer : peers) out << std::setw(12) << "vs " + peer;
+      out << std::setw(10) << "of peak" << "\n";
       last_shape = shape;
     }
     const std::string name = r.bench.impl == "qtune" || r.bench.impl == "peak" ? r.bench.variant
@@ -220,13 +226,16 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
       out << "  error: " << r.error << "\n";
       continue;
     }
-    const auto peer = peer_gops.find(shape_label(r.bench) + "|" + std::to_string(r.bench.threads));
+    out << std::setw(10) << fixed(r.gops, 1) << std::setw(14) << fixed(r.median_ns / 1e3, 1);
+    for (const std::string& peer : peers) {
+      const auto it = peer_gops.find(peer + "|" + group_of(r));
+      const bool has = r.bench.impl != "peak" && it != peer_gops.end();
+      out << std::setw(12) << (has ? fixed(r.gops / it->second, 2) : std::string("-"));
+    }
     const auto peak = peak_gops.find(r.bench.isa);
-    const bool has_peer = r.bench.impl != "peak" && peer != peer_gops.end();
     const bool has_peak = r.bench.impl == "qtune" && peak != peak_gops.end();
-    out << std::setw(10) << fixed(r.gops, 1) << std::setw(14) << fixed(r.median_ns / 1e3, 1) << std::setw(10)
-        << (has_peer ? fixed(r.gops / peer->second, 2) : std::string("-")) << std::setw(10)
-        << (has_peak ? fixed(100 * r.gops / (peak->second * r.bench.threads), 0) + "%" : std::string("-")) << "\n";
+    out << std::setw(10) << (has_peak ? fixed(100 * r.gops / (peak->second * r.bench.threads), 0) + "%" : std::string("-"))
+        << "\n";
   }
 }
 
