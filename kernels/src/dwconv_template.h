@@ -71,14 +71,9 @@ struct DwRowKernel {
       QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::add(acc[p][v], b);
     }
     if (a.out_type != DType::s32 && a.fuse_requant) {
-      switch (plan.mode) {
-        case RoundingMode::tflite: return write_requantized<RoundingMode::tflite, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
-        case RoundingMode::upward: return write_requantized<RoundingMode::upward, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
-        case RoundingMode::tonearest:
-          return write_requantized<RoundingMode::tonearest, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
-        case RoundingMode::arm: return write_requantized<RoundingMode::arm, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
-        case RoundingMode::fp32: return write_requantized<RoundingMode::fp32, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
-      }
+      return with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() {
+        write_requantized<Mode, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+      });
     }
     std::int32_t* out = a.out_type == DType::s32 ? static_cast<std::int32_t*>(a.out) : a.scratch;
     for (int p = 0; p < W; ++p) {
@@ -136,13 +131,7 @@ struct DwRowKernel {
       for (; ow < a.out_w; ++ow) columns<1, false>(a, plan, ow);
     }
     if (a.out_type != DType::s32 && !a.fuse_requant) {
-      switch (plan.mode) {
-        case RoundingMode::tflite: return requantize_row<RoundingMode::tflite>(a, plan);
-        case RoundingMode::upward: return requantize_row<RoundingMode::upward>(a, plan);
-        case RoundingMode::tonearest: return requantize_row<RoundingMode::tonearest>(a, plan);
-        case RoundingMode::arm: return requantize_row<RoundingMode::arm>(a, plan);
-        case RoundingMode::fp32: return requantize_row<RoundingMode::fp32>(a, plan);
-      }
+      with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() { requantize_row<Mode>(a, plan); });
     }
   }
 

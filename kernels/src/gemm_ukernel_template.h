@@ -227,13 +227,7 @@ struct GemmTileKernel {
 
   template <class Out>
   static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
-    switch (args.plan->mode) {
-      case RoundingMode::tflite: return write_requantized<RoundingMode::tflite, Out>(t, args);
-      case RoundingMode::upward: return write_requantized<RoundingMode::upward, Out>(t, args);
-      case RoundingMode::tonearest: return write_requantized<RoundingMode::tonearest, Out>(t, args);
-      case RoundingMode::arm: return write_requantized<RoundingMode::arm, Out>(t, args);
-      case RoundingMode::fp32: return write_requantized<RoundingMode::fp32, Out>(t, args);
-    }
+    with_rounding_mode(args.plan->mode, [&]<RoundingMode Mode>() { write_requantized<Mode, Out>(t, args); });
   }
 
   static void write_output(const Tile& t, const GemmUkernelArgs& args) {

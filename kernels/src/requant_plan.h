@@ -143,7 +143,7 @@ struct RequantPlan {
 };
 
 // One element through the plan, channel c (ignored for per-tensor plans): the scalar kernel.
-// The mode is a template parameter so that loops can hoist the switch.
+// The mode is a template parameter so that loops can hoist the switch (with_rounding_mode).
 template <RoundingMode Mode>
 inline std::int32_t requantize_scalar(std::int32_t acc, const RequantConstants& plan, std::size_t c) {
   const std::size_t i = plan.index(c);
@@ -165,15 +165,19 @@ inline std::int32_t requantize_scalar(std::int32_t acc, const RequantConstants& 
   return scalar::clamp_then_offset(v, plan.lo, plan.hi, plan.zero_point);
 }
 
-inline std::int32_t requantize_scalar(std::int32_t acc, const RequantConstants& plan, std::size_t c) {
-  switch (plan.mode) {
-    case RoundingMode::tflite: return requantize_scalar<RoundingMode::tflite>(acc, plan, c);
-    case RoundingMode::upward: return requantize_scalar<RoundingMode::upward>(acc, plan, c);
-    case RoundingMode::tonearest: return requantize_scalar<RoundingMode::tonearest>(acc, plan, c);
-    case RoundingMode::arm: return requantize_scalar<RoundingMode::arm>(acc, plan, c);
-    case RoundingMode::fp32: return requantize_scalar<RoundingMode::fp32>(acc, plan, c);
+// Calls f.template operator()<Mode>() with `mode` as a compile-time constant: the one switch of
+// every kernel that instantiates its requantization per rounding mode, so that the mode is decided
+// once per call (a tile, a row) and never per vector.
+template <class F>
+decltype(auto) with_rounding_mode(RoundingMode mode, F&& f) {
+  switch (mode) {
+    case RoundingMode::tflite: return f.template operator()<RoundingMode::tflite>();
+    case RoundingMode::upward: return f.template operator()<RoundingMode::upward>();
+    case RoundingMode::tonearest: return f.template operator()<RoundingMode::tonearest>();
+    case RoundingMode::arm: return f.template operator()<RoundingMode::arm>();
+    case RoundingMode::fp32: return f.template operator()<RoundingMode::fp32>();
   }
-  return 0;  // unreachable: every RoundingMode is handled above
+  __builtin_unreachable();  // every RoundingMode is handled above
 }
 
 }  // namespace qtune::detail

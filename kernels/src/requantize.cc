@@ -119,14 +119,9 @@ void scalar_rows(const RequantConstants plan, const std::int32_t* acc, std::size
 template <typename Out>
 void scalar_rows(const RequantConstants& plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
                  std::size_t acc_stride, Out* out, std::size_t out_stride) {
-  switch (plan.mode) {
-    case RoundingMode::tflite: return scalar_rows<RoundingMode::tflite>(plan, acc, rows, cols, acc_stride, out, out_stride);
-    case RoundingMode::upward: return scalar_rows<RoundingMode::upward>(plan, acc, rows, cols, acc_stride, out, out_stride);
-    case RoundingMode::tonearest:
-      return scalar_rows<RoundingMode::tonearest>(plan, acc, rows, cols, acc_stride, out, out_stride);
-    case RoundingMode::arm: return scalar_rows<RoundingMode::arm>(plan, acc, rows, cols, acc_stride, out, out_stride);
-    case RoundingMode::fp32: return scalar_rows<RoundingMode::fp32>(plan, acc, rows, cols, acc_stride, out, out_stride);
-  }
+  with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() {
+    scalar_rows<Mode>(plan, acc, rows, cols, acc_stride, out, out_stride);
+  });
 }
 
 }  // namespace

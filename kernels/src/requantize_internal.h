@@ -73,13 +73,7 @@ void requantize_rows_dispatch(int unroll, const RequantConstants& plan, DType ou
     }
   };
   auto with_mode = [&]<int Unroll>() {
-    switch (plan.mode) {
-      case RoundingMode::tflite: return with_out.template operator()<Unroll, RoundingMode::tflite>();
-      case RoundingMode::upward: return with_out.template operator()<Unroll, RoundingMode::upward>();
-      case RoundingMode::tonearest: return with_out.template operator()<Unroll, RoundingMode::tonearest>();
-      case RoundingMode::arm: return with_out.template operator()<Unroll, RoundingMode::arm>();
-      case RoundingMode::fp32: return with_out.template operator()<Unroll, RoundingMode::fp32>();
-    }
+    with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() { with_out.template operator()<Unroll, Mode>(); });
   };
   switch (unroll) {
     case 1: return with_mode.template operator()<1>();

@@ -140,7 +140,7 @@ sqlite::Connection connect(const std::string& path, OpenMode mode, int& schema_v
   }
   sqlite::Connection c(path, SQLITE_OPEN_READWRITE);
   c.exec("PRAGMA foreign_keys = ON");
-  c.exec("PRAGMA synchronous = FULL");
+  c.exec(kSynchronousMode);
   if (schema_version < schema::latest_version()) {
     sqlite::WriteTransaction transaction(c);
     // Another process may have migrated it between the inspection and the lock.

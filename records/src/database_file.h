@@ -17,7 +17,15 @@ int inspect_database_file(const std::string& path);
 // (another process won the race); either way `path` exists afterwards.
 void create_database_file(const std::string& path);
 
-// Opens a connection with qtune's settings (foreign keys, WAL, synchronous=FULL), migrating an
+// How writable connections sync. In WAL mode NORMAL keeps the database consistent across any
+// crash, and a commit is in the operating system's hands before it returns, so a tuning process
+// killed at any moment (kill -9) loses nothing it committed; only a power loss or an OS crash can
+// drop the last few commits (measurements, which are cheap to redo), never corrupt the file. FULL
+// would add an fsync per measurement: about a second each on this project's shared VMs' disks,
+// longer than most measurements.
+inline constexpr const char* kSynchronousMode = "PRAGMA synchronous = NORMAL";
+
+// Opens a connection with qtune's settings (foreign keys, WAL, kSynchronousMode), migrating an
 // older schema in place when writable. Returns the connection and its schema version.
 sqlite::Connection connect(const std::string& path, OpenMode mode, int& schema_version);
 

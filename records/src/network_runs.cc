@@ -4,6 +4,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "database_file.h"
 #include "fingerprint.h"
 #include "qtune/records/timestamp.h"
 #include "sqlite_handle.h"
@@ -22,7 +23,7 @@ sqlite::Connection connect_to(const TuningDb& db) {
     return c;
   }
   sqlite::Connection c(db.path(), SQLITE_OPEN_READWRITE);
-  c.exec("PRAGMA synchronous = FULL");
+  c.exec(kSynchronousMode);
   return c;
 }
 

@@ -163,13 +163,7 @@ struct ArmGemmTile {
       }
       case UkernelOutput::u8:
       case UkernelOutput::s8:
-        switch (args.plan->mode) {
-          case RoundingMode::tflite: return write_requantized<RoundingMode::tflite>(rows, args);
-          case RoundingMode::upward: return write_requantized<RoundingMode::upward>(rows, args);
-          case RoundingMode::tonearest: return write_requantized<RoundingMode::tonearest>(rows, args);
-          case RoundingMode::arm: return write_requantized<RoundingMode::arm>(rows, args);
-          case RoundingMode::fp32: return write_requantized<RoundingMode::fp32>(rows, args);
-        }
+        return with_rounding_mode(args.plan->mode, [&]<RoundingMode Mode>() { write_requantized<Mode>(rows, args); });
     }
   }
 };

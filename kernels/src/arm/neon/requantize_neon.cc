@@ -74,19 +74,9 @@ void requantize_rows_neon(int unroll, const RequantConstants& plan, DType /*out_
                           const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
                           void* out, std::size_t out_stride) {
   auto* bytes = static_cast<std::uint8_t*>(out);
-  switch (plan.mode) {
-    case RoundingMode::tflite:
-      return requantize_rows_unrolled<RoundingMode::tflite>(unroll, plan, acc, rows, cols, acc_stride, bytes, out_stride);
-    case RoundingMode::upward:
-      return requantize_rows_unrolled<RoundingMode::upward>(unroll, plan, acc, rows, cols, acc_stride, bytes, out_stride);
-    case RoundingMode::tonearest:
-      return requantize_rows_unrolled<RoundingMode::tonearest>(unroll, plan, acc, rows, cols, acc_stride, bytes,
-                                                               out_stride);
-    case RoundingMode::arm:
-      return requantize_rows_unrolled<RoundingMode::arm>(unroll, plan, acc, rows, cols, acc_stride, bytes, out_stride);
-    case RoundingMode::fp32:
-      return requantize_rows_unrolled<RoundingMode::fp32>(unroll, plan, acc, rows, cols, acc_stride, bytes, out_stride);
-  }
+  with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() {
+    requantize_rows_unrolled<Mode>(unroll, plan, acc, rows, cols, acc_stride, bytes, out_stride);
+  });
 }
 
 }  // namespace qtune::detail

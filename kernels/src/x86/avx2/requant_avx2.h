@@ -118,18 +118,6 @@ __attribute__((always_inline)) inline __m256i requantize8(__m256i acc, const Req
   return _mm256_add_epi32(v, _mm256_set1_epi32(plan.zero_point));
 }
 
-// Runtime mode switch (branch-predictable: the mode is fixed per operator).
-inline __m256i requantize8(__m256i acc, const RequantConstants& plan, std::size_t channel) {
-  switch (plan.mode) {
-    case RoundingMode::tflite: return requantize8<RoundingMode::tflite>(acc, plan, channel);
-    case RoundingMode::upward: return requantize8<RoundingMode::upward>(acc, plan, channel);
-    case RoundingMode::tonearest: return requantize8<RoundingMode::tonearest>(acc, plan, channel);
-    case RoundingMode::arm: return requantize8<RoundingMode::arm>(acc, plan, channel);
-    case RoundingMode::fp32: return requantize8<RoundingMode::fp32>(acc, plan, channel);
-  }
-  return _mm256_setzero_si256();  // unreachable: every RoundingMode is handled above
-}
-
 // ---- loads and stores of n <= 8 lanes (ragged edges) ------------------------------------------
 
 // Lane k active when k < n.

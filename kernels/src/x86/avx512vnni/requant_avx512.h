@@ -115,18 +115,6 @@ __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const Re
   return _mm512_add_epi32(v, _mm512_set1_epi32(plan.zero_point));
 }
 
-// Runtime mode switch (branch-predictable: the mode is fixed per operator).
-inline __m512i requantize16(__m512i acc, const RequantConstants& plan, std::size_t channel) {
-  switch (plan.mode) {
-    case RoundingMode::tflite: return requantize16<RoundingMode::tflite>(acc, plan, channel);
-    case RoundingMode::upward: return requantize16<RoundingMode::upward>(acc, plan, channel);
-    case RoundingMode::tonearest: return requantize16<RoundingMode::tonearest>(acc, plan, channel);
-    case RoundingMode::arm: return requantize16<RoundingMode::arm>(acc, plan, channel);
-    case RoundingMode::fp32: return requantize16<RoundingMode::fp32>(acc, plan, channel);
-  }
-  return _mm512_setzero_si512();  // unreachable: every RoundingMode is handled above
-}
-
 // ---- masked loads and stores (ragged edges) ---------------------------------------------------
 
 // Lanes [0, n) for n <= 16.

@@ -2,8 +2,9 @@
 // (errors included), the sessions that made them, and the queries the tuner, the runtime, the
 // reports and CI need.
 //
-// Durability and concurrency: WAL journal, synchronous=FULL, and each add_measurement() is its own
-// transaction, so a kill -9 loses at most the measurement in flight. Several processes may write
+// Durability and concurrency: WAL journal, synchronous=NORMAL, and each add_measurement() is its
+// own transaction, so a kill -9 loses at most the measurement in flight (a power loss may drop the
+// last few commits, never corrupt the file). Several processes may write
 // the same file at once (busy timeout plus retries). One TuningDb must not be used by two threads
 // at the same time; open one per thread instead.
 //
