@@ -49,12 +49,15 @@ Conv2dConfig default_depthwise_config() {
   c.gemm.isa = Isa::scalar;
   c.dw_channel_tile = 8;
   c.dw_width_tile = 2;
+  // Four output pixels per step share each weight vector load; 2 x 16 (AVX-512) or 2 x 8 (AVX2)
+  // channels keep 8 accumulators, the tiles that measured best on MobileNetV2's depthwise layers.
   for (Isa isa : {Isa::avx512vnni, Isa::avx2}) {
     if (!cpu_features().usable(isa)) continue;
     const int tile = isa == Isa::avx512vnni ? 32 : 16;
-    if (detail::find_dw_kernel(isa, tile, 2) != nullptr) {
+    if (detail::find_dw_kernel(isa, tile, 4) != nullptr) {
       c.gemm.isa = isa;
       c.dw_channel_tile = tile;
+      c.dw_width_tile = 4;
       break;
     }
   }

@@ -146,9 +146,10 @@ std::string gemm_check_config(const GemmProblem& problem, const GemmConfig& conf
 //
 // A is read in place where the family can: broadcasting A groups straight from the rows measured
 // faster than packing them on every shape of the x86 benchmark set (packing is a full extra pass
-// over A per call). Among a family's workhorse tiles the one that wastes the fewest padded columns
-// of the last N panel wins (N = 144 takes 8x48, not 12x32 with a half-empty last panel); ties go to
-// the earlier, wider tile (fewer broadcasts per vpdpbusd).
+// over A per call). Among a family's workhorse tiles the one that computes the fewest padded
+// outputs (rows and columns of the last tiles) wins: N = 144 takes 8x48, not 12x32 with a
+// half-empty last panel, and M = 1 takes 4x64, not 6 rows of which 5 are padding; ties go to the
+// earlier, wider tile (fewer broadcasts per vpdpbusd).
 GemmConfig gemm_default_config(const GemmProblem& problem) {
   const CpuFeatures& cpu = cpu_features();
   GemmConfig config;
@@ -156,7 +157,7 @@ GemmConfig gemm_default_config(const GemmProblem& problem) {
     Isa isa;
     std::vector<std::pair<int, int>> tiles;  // mr x nr candidates, preferred first
   };
-  const Choice choices[] = {{Isa::avx512vnni, {{6, 64}, {8, 48}, {12, 32}}},
+  const Choice choices[] = {{Isa::avx512vnni, {{6, 64}, {8, 48}, {12, 32}, {4, 64}}},
                             {Isa::avxvnni, {{6, 16}}},
                             {Isa::avx2, {{6, 16}}},
                             {Isa::i8mm, {{8, 12}}},
@@ -164,7 +165,9 @@ GemmConfig gemm_default_config(const GemmProblem& problem) {
                             {Isa::neon, {{8, 8}}},
                             {Isa::scalar, {{8, 8}}}};
   const detail::GemmUkernel* uk = nullptr;
-  auto padding = [&](const detail::GemmUkernel& k) { return (problem.n + k.nr - 1) / k.nr * k.nr - problem.n; };
+  auto padding = [&](const detail::GemmUkernel& k) {
+    return (problem.m + k.mr - 1) / k.mr * k.mr * ((problem.n + k.nr - 1) / k.nr * k.nr) - problem.m * problem.n;
+  };
   for (const Choice& c : choices) {
     if (!cpu.usable(c.isa)) continue;
     for (auto [mr, nr] : c.tiles) {

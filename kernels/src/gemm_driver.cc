@@ -315,8 +315,12 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       for (std::size_t mp = 0; mp < m_panels; ++mp) {
         args.rows = std::min(mr, rows_m - mp * mr);
         if (in_place) {
-          for (std::size_t i = 0; i < mr; ++i) s.panel_rows[i] = s.rows[mp * mr + i] + k0;
-          args.a_rows = s.panel_rows.data();
+          if (k0 == 0) {
+            args.a_rows = s.rows.data() + mp * mr;  // the rows themselves (first or only K block)
+          } else {
+            for (std::size_t i = 0; i < mr; ++i) s.panel_rows[i] = s.rows[mp * mr + i] + k0;
+            args.a_rows = s.panel_rows.data();
+          }
         } else {
           args.a_packed = s.a_panels.data() + mp * a_panel_bytes;
         }
