@@ -54,6 +54,9 @@ OnednnConv::OnednnConv(const Conv2dProblem& p, const std::int8_t* weights_hwio, 
   p.validate();
   if (threads < 1) throw std::invalid_argument("oneDNN conv peer: threads must be >= 1");
   state_->threads = threads;
+  // oneDNN fixes a primitive's parallelization when it is created, from the OpenMP thread count in
+  // force then: set it first, or a primitive made after a 1-thread case runs on one thread.
+  omp_set_num_threads(threads);
   if (const std::string why = onednn_conv_unsupported(p); !why.empty()) throw std::runtime_error(why);
   State& s = *state_;
   const memory::dim n = p.batch, c = p.in_c, h = p.in_h, w = p.in_w, oc = p.out_c, oh = p.out_h(), ow = p.out_w();

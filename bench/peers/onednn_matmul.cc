@@ -28,6 +28,9 @@ OnednnMatmul::OnednnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, DType
   if (threads < 1) throw std::invalid_argument("oneDNN matmul peer: threads must be >= 1");
   Impl& s = *impl_;
   s.threads = threads;
+  // oneDNN fixes a primitive's parallelization when it is created, from the OpenMP thread count in
+  // force then: set it first, or a primitive made after a 1-thread case runs on one thread.
+  omp_set_num_threads(threads);
   const dnnl::memory::desc src_md({m, k}, dt::u8, tag::ab);
   // Weights in "any" layout: oneDNN reorders them once into its packed format, as qtune packs B
   // at prepare; the timed run() then reads the packed copy.
