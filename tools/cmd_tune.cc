@@ -220,6 +220,8 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
       {"threads", true, "T  thread budget of every layer (part of the workload's identity)"},
       {"seed", true, "N  seed of the search (default 1)"},
       {"remeasure", false, "measure again configurations the database already has"},
+      {"confirm", true, "N  after the search, measure each layer's N leading configurations and the default until each has 3 "
+                        "measurements; the best is their median (default 3; 0 = off)"},
       {"no-transfer", false, "model strategy: do not start from similar shapes tuned before"},
       {"quiet", false, "print only the summary"},
   };
@@ -245,6 +247,7 @@ int run_tune(const Args& args) {
   if (!options.trials_per_layer && !options.total_trials && !options.time_budget_seconds) options.trials_per_layer = 32;
   options.seed = static_cast<std::uint64_t>(args.int_or("seed", 1, 0, (1LL << 62)));
   options.remeasure = args.flag("remeasure");
+  options.confirm_top = static_cast<std::size_t>(args.int_or("confirm", 3, 0, 1000));
   options.transfer = !args.flag("no-transfer");
   options.command_line = command_line(args, tune_options());
 
@@ -284,5 +287,5 @@ QTUNE_COMMAND("tune", "tune layers on this CPU into the tuning database (resumab
               "qtune tune --db FILE (--workloads FILE | --op gemm --m M --n N --k K | --op conv2d --input N,H,W,C "
               "--out-c K [--kernel 3x3] [--stride S] [--pad P] [--groups G]) [--strategy grid|random|model] "
               "[--trials N | --total-trials N] [--time-budget SECONDS] [--early-stop N] [--threads T] [--seed N] "
-              "[--remeasure] [--quiet]",
+              "[--remeasure] [--confirm N] [--quiet]",
               tune_options(), run_tune);

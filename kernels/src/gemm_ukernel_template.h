@@ -210,18 +210,34 @@ struct GemmTileKernel {
     }
   }
 
+  static void store_8bit(std::uint8_t* dst, const Acc& q, std::size_t n) { T::store_u8(dst, q, n); }
+  static void store_8bit(std::int8_t* dst, const Acc& q, std::size_t n) { T::store_s8(dst, q, n); }
+
   template <RoundingMode Mode, class Out>
   static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
     const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
     auto* c = static_cast<Out*>(args.c);
-    for_each_valid(t, args, [&](std::size_t i, std::size_t first, const Acc& x, std::size_t n) {
-      const Acc q = T::template requantize<Mode>(x, plan, args.channel + first);
-      Out* dst = c + i * args.ldc + first;
-      if constexpr (sizeof(Out) == 1 && static_cast<Out>(-1) > 0) {
-        T::store_u8(dst, q, n);
-      } else {
-        T::store_s8(dst, q, n);
+    if (args.rows == MR && args.cols == NR) {
+      // Whole tiles: every vector is requantized before the first store, column by column, so that
+      // a column's per-channel constants are loaded once for all MR rows (after an 8-bit store,
+      // which may alias anything, they would be loaded again for every row).
+      Tile q = t;
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+        QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+          q.acc[i][v] = T::template requantize<Mode>(q.acc[i][v], plan, args.channel + v * T::kLanes);
+        }
       }
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+          constexpr std::size_t kLanes = T::kLanes;
+          const std::size_t first = static_cast<std::size_t>(v) * kLanes;
+          store_8bit(c + i * args.ldc + first, q.acc[i][v], std::min<std::size_t>(kLanes, NR - first));
+        }
+      }
+      return;
+    }
+    for_each_valid(t, args, [&](std::size_t i, std::size_t first, const Acc& x, std::size_t n) {
+      store_8bit(c + i * args.ldc + first, T::template requantize<Mode>(x, plan, args.channel + first), n);
     });
   }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <numeric>
 #include <stdexcept>
@@ -59,11 +61,16 @@ MeasureStats MeasureStats::from_samples(std::vector<double> samples, std::int64_
 }
 
 std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
+  // Microseconds: a session measures the same configuration again (confirmation) within a second,
+  // and the database tells measurements apart by time and content.
+  const auto now = std::chrono::system_clock::now();
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(micros / 1000000);
   std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  gmtime_r(&seconds, &tm);
+  char buffer[40];
+  const std::size_t n = std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buffer + n, sizeof buffer - n, ".%06lldZ", static_cast<long long>(micros % 1000000));
   return buffer;
 }
 

@@ -9,6 +9,7 @@
 
 #include "database_file.h"
 #include "fingerprint.h"
+#include "qtune/records/best_selection.h"
 #include "qtune/records/record_check.h"
 #include "qtune/records/timestamp.h"
 #include "sqlite_handle.h"
@@ -386,24 +387,22 @@ std::optional<BestRecord> TuningDb::best(const std::string& workload_key, const 
 }
 
 std::vector<BestRecord> TuningDb::all_best(const MeasurementFilter& filter) const {
-  const Where where = where_of(filter);
-  const std::string sql =
-      std::string("WITH ranked AS (SELECT m.id AS id, ROW_NUMBER() OVER (PARTITION BY m.workload_id, m.target_id"
-                  " ORDER BY m.median_ns, m.id) AS rank") +
-      kJoins + "WHERE m.error_kind = '' AND " + where.sql + ") SELECT " + kMeasurementColumns +
-      ", (SELECT COUNT(*) FROM measurements x WHERE x.workload_id = m.workload_id AND x.target_id = m.target_id),"
-      " (SELECT COUNT(*) FROM measurements x WHERE x.workload_id = m.workload_id AND x.target_id = m.target_id"
-      " AND x.error_kind <> '') FROM ranked r JOIN measurements m ON m.id = r.id JOIN workloads w ON"
-      " w.id = m.workload_id JOIN targets t ON t.id = m.target_id JOIN configs c ON c.id = m.config_id"
-      " WHERE r.rank = 1 ORDER BY w.key, t.key";
-  sqlite::Statement s(impl_->connection, sql);
-  bind_all(s, where.values);
+  MeasurementFilter correct = filter;
+  correct.correct_only = true;
+  sqlite::Statement counts(impl_->connection,
+                           "SELECT COUNT(*), COALESCE(SUM(m.error_kind <> ''), 0) FROM measurements m"
+                           " JOIN workloads w ON w.id = m.workload_id JOIN targets t ON t.id = m.target_id"
+                           " WHERE w.key = ? AND t.key = ?");
   std::vector<BestRecord> out;
-  while (s.step()) {
+  for (MeasurementRecord& best : select_best(measurements(correct))) {
+    counts.reset();
+    counts.bind(1, best.workload_key).bind(2, best.target_key);
     BestRecord b;
-    b.measurement = read_measurement(s);
-    b.trials = s.column_int(kMeasurementColumnCount);
-    b.failures = s.column_int(kMeasurementColumnCount + 1);
+    if (counts.step()) {
+      b.trials = counts.column_int(0);
+      b.failures = counts.column_int(1);
+    }
+    b.measurement = std::move(best);
     out.push_back(std::move(b));
   }
   return out;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "qtune/records/best_selection.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/tuning_db.h"
 #include "qtune/runtime/key_validators.h"
@@ -101,9 +102,9 @@ Runtime Runtime::from_database(const std::string& path, RuntimeOptions options) 
 Runtime Runtime::from_log(const std::string& path, RuntimeOptions options) {
   const records::LogReadResult log = records::read_log_file(path, search_space_validators());
   if (!log.problems.empty()) throw records::LogError(log.problems);
+  // The same choice as the database's (a log of `qtune export --all` holds every measurement).
   std::vector<TunedConfig> entries;
-  for (const records::MeasurementRecord& m : log.records) {
-    if (!m.correct() || !m.stats) continue;  // errors are never a configuration to run
+  for (const records::MeasurementRecord& m : records::select_best(log.records)) {
     entries.push_back({m.workload_key, m.target_key, m.config_key, m.stats->median_ns});
   }
   return from_entries(entries, std::move(options));

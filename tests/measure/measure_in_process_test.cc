@@ -33,8 +33,8 @@ TEST_F(InProcessTest, ResultCarriesStatsKeysTargetAndTimestamp) {
   EXPECT_EQ(r.config_key, "mode=ok");
   EXPECT_EQ(r.target_key, current_target().key());
   EXPECT_EQ(r.settings, quick());
-  // "YYYY-MM-DDTHH:MM:SSZ" (std::regex trips GCC 12's -Wmaybe-uninitialized under sanitizers).
-  const std::string pattern = "dddd-dd-ddTdd:dd:ddZ";
+  // "YYYY-MM-DDTHH:MM:SS.ffffffZ" (std::regex trips GCC 12's -Wmaybe-uninitialized under sanitizers).
+  const std::string pattern = "dddd-dd-ddTdd:dd:dd.ddddddZ";
   ASSERT_EQ(r.timestamp.size(), pattern.size()) << r.timestamp;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == 'd') {

@@ -77,7 +77,8 @@ class Cli : public ::testing::Test {
 
   // Tunes the one-layer network into `db`.
   void tune_tiny(const std::string& db, int trials) const {
-    const Outcome o = qtune(cat("tune --db ", db, " --op gemm --m 16 --n 24 --k 40 --trials ", trials, " --quiet"));
+    // Without confirmation, so that every measurement is a trial (the tests count them).
+    const Outcome o = qtune(cat("tune --db ", db, " --op gemm --m 16 --n 24 --k 40 --trials ", trials, " --confirm 0 --quiet"));
     ASSERT_EQ(o.exit_code, 0) << o.err;
   }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -44,6 +45,7 @@ class SessionTest : public ::testing::Test {
     o.trials_per_layer = trials;
     o.seed = 5;
     o.round_size = 4;
+    o.confirm_top = 0;  // these tests count trials; ConfirmationTest below covers confirmation
     return o;
   }
 
@@ -187,6 +189,57 @@ TEST_F(SessionTest, FailuresAreRecordedAndNeverRetried) {
   TuningSession(std::vector<Layer>{layer_}, db, second, options(32, StrategyKind::grid)).run();
   for (const auto& c : second.calls) EXPECT_EQ(failed_keys.count(c.second), 0u) << c.second;
   EXPECT_GT(failures, 0u);
+}
+
+TEST_F(SessionTest, ConfirmationMeasuresTheLeadersAgainAndOnlyOnce) {
+  auto db = open_db();
+  testing::FakeMeasurer measurer;
+  auto o = options(6);
+  o.confirm_top = 2;
+  o.confirm_samples = 3;
+  TuningSession session({layer_}, db, measurer, o);
+  EXPECT_EQ(session.run(), SessionEnd::completed);
+  std::map<std::string, int> times;
+  for (const auto& c : measurer.calls) ++times[c.second];
+  EXPECT_EQ(times.size(), 6u) << "confirmation measures configurations already tried";
+  const auto& layer = session.layers()[0];
+  EXPECT_EQ(layer.trials, 6u) << "confirming measurements are not trials";
+  EXPECT_EQ(times[layer.best_config->key()], 3) << "the best has its three measurements";
+  EXPECT_EQ(times[layer.default_config.key()], 3) << "so has the default (the speedup's base)";
+  int confirmed = 0;
+  for (const auto& [key, n] : times) confirmed += n == 3 ? 1 : 0;
+  EXPECT_GE(confirmed, 2);
+  EXPECT_LE(confirmed, 3);  // the two leaders and the default (unless it leads)
+
+  // Running the same command again finds everything confirmed: nothing is measured.
+  testing::FakeMeasurer again;
+  TuningSession(std::vector<Layer>{layer_}, db, again, o).run();
+  EXPECT_TRUE(again.calls.empty());
+}
+
+TEST_F(SessionTest, ALuckyMeasurementDoesNotPickTheBest) {
+  auto db = open_db();
+  testing::FakeMeasurer measurer;
+  // Every configuration runs at 100 GOP/s except one that runs at 50 but whose first measurement
+  // came at a quiet moment (1000): without confirmation it would be the best.
+  std::map<std::string, int> seen;
+  std::string lucky;
+  measurer.gops = [&](const std::string&, const std::string& config) -> std::optional<double> {
+    const int n = seen[config]++;
+    if (lucky.empty() && n == 0 && seen.size() == 3) lucky = config;
+    if (config == lucky) return n == 0 ? 1000.0 : 50.0;
+    return 100.0;
+  };
+  auto o = options(6);
+  o.confirm_top = 2;
+  TuningSession session({layer_}, db, measurer, o);
+  session.run();
+  ASSERT_FALSE(lucky.empty());
+  ASSERT_TRUE(session.layers()[0].best_config.has_value());
+  EXPECT_NE(session.layers()[0].best_config->key(), lucky);
+  EXPECT_DOUBLE_EQ(*session.layers()[0].best_gops, 100.0);
+  EXPECT_NE(db.best(layer_.workload.key(), current_target().key())->measurement.config_key, lucky)
+      << "the database picks by the median of a configuration's measurements too";
 }
 
 TEST(SessionSummary, EstimatesTheNetworkCountWeighted) {

@@ -84,6 +84,28 @@ void ProgressPrinter::on_trial(const SessionProgress& p, const MeasureResult& re
   out_.flush();
 }
 
+void ProgressPrinter::on_confirm(const SessionProgress& p, const MeasureResult& result) {
+  if (style_ == ProgressStyle::quiet || !p.current) return;
+  const auto& layers = *p.layers;
+  const std::size_t i = *p.current;
+  std::ostringstream head;
+  head << "layer " << i + 1 << "/" << layers.size() << " " << layers[i].name << ": confirming the leaders";
+  if (style_ == ProgressStyle::terminal) {
+    out_ << "\r\033[K" << head.str() << ", " << best_text(layers[i]) << " | " << eta_text(p);
+    out_.flush();
+    line_open_ = true;
+    return;
+  }
+  out_ << "[confirm " << format_duration(p.elapsed_seconds) << "] " << head.str() << " " << result.config_key << " -> ";
+  if (result.ok()) {
+    out_ << fixed(result.gops, 1) << " GOP/s";
+  } else {
+    out_ << to_string(result.error) << (result.error_message.empty() ? "" : ": " + result.error_message);
+  }
+  out_ << "; " << best_text(layers[i]) << "\n";
+  out_.flush();
+}
+
 void ProgressPrinter::on_end(const SessionProgress& p, SessionEnd end) {
   if (line_open_) out_ << "\r\033[K";
   line_open_ = false;

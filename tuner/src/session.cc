@@ -229,6 +229,30 @@ SessionEnd TuningSession::run(const std::atomic<bool>* stop, SessionObserver* ob
 
   SessionEnd end = SessionEnd::completed;
   auto out_of_time = [&] { return options_.time_budget_seconds && elapsed() >= *options_.time_budget_seconds; };
+  // Measures `config` of layer t and commits the result; nullopt when the measurement says nothing
+  // about the configuration (its worker died from the user's Ctrl-C).
+  auto measure = [&](std::size_t t, const Config& config) -> std::optional<MeasureResult> {
+    MeasureResult result = measurer_.measure(layers_[t].workload, config, options_.measure);
+    // A worker that died because the user's Ctrl-C reached it too says nothing about the
+    // configuration: leave it unmeasured rather than blame it for a crash forever.
+    if (stop_requested() && result.error == ErrorKind::crash) return std::nullopt;
+    result.workload_key = layers_[t].workload.key();
+    result.config_key = config.key();
+    db_.add_measurement(to_measurement_record(result, session_id_, target_key));
+    tasks[t].history.add(config, result.ok() ? std::optional<double>(result.gops) : std::nullopt);
+    return result;
+  };
+  // The layer's best and default as their confirmed (median) values.
+  auto refresh = [&](std::size_t t) {
+    LayerStatus& layer = layers_[t];
+    for (const auto& o : tasks[t].history.observations()) {
+      if (o.config == layer.default_config) layer.default_gops = o.gops;
+    }
+    if (const Observation* best = tasks[t].history.best()) {
+      layer.best_config = best->config;
+      layer.best_gops = best->gops;
+    }
+  };
   try {
     for (;;) {
       if (stop_requested()) {
@@ -266,20 +290,14 @@ SessionEnd TuningSession::run(const std::atomic<bool>* stop, SessionObserver* ob
           halted = true;
           break;
         }
-        MeasureResult result = measurer_.measure(layer.workload, config, options_.measure);
-        // A worker that died because the user's Ctrl-C reached it too says nothing about the
-        // configuration: leave it unmeasured rather than blame it for a crash forever.
-        if (stop_requested() && result.error == ErrorKind::crash) {
+        const bool is_new = !task.history.contains(config);
+        const std::optional<MeasureResult> measured = measure(t, config);
+        if (!measured) {
           halted = true;
           break;
         }
-        result.workload_key = layer.workload.key();
-        result.config_key = config.key();
-        db_.add_measurement(to_measurement_record(result, session_id_, target_key));
-
+        const MeasureResult& result = *measured;
         const std::optional<double> gops = result.ok() ? std::optional<double>(result.gops) : std::nullopt;
-        const bool is_new = !task.history.contains(config);
-        task.history.add(config, gops);
         if (is_new) ++layer.trials;
         ++layer.session_trials;
         ++progress.trials_done;
@@ -304,6 +322,43 @@ SessionEnd TuningSession::run(const std::atomic<bool>* stop, SessionObserver* ob
       if (halted) {
         end = stop_requested() ? SessionEnd::interrupted : SessionEnd::time_budget;
         break;
+      }
+    }
+    // Confirmation (SessionOptions::confirm_top), layer by layer, unless the session was cut short.
+    for (std::size_t t = 0; t < layers_.size() && options_.confirm_top > 0; ++t) {
+      if (end == SessionEnd::interrupted || end == SessionEnd::time_budget) break;
+      const Config& default_config = layers_[t].default_config;
+      // Each pass measures every leading configuration that still lacks samples once, so their
+      // measurements interleave; a configuration that rises into the lead joins the next pass.
+      for (std::size_t pass = 0; pass < 4 * options_.confirm_samples; ++pass) {
+        std::vector<const Observation*> leading;
+        for (const auto& o : tasks[t].history.observations()) {
+          if (o.gops) leading.push_back(&o);
+        }
+        std::sort(leading.begin(), leading.end(), [](const Observation* a, const Observation* b) { return *a->gops > *b->gops; });
+        std::vector<Config> due;
+        for (std::size_t i = 0; i < leading.size(); ++i) {
+          const bool wanted = i < options_.confirm_top || leading[i]->config == default_config;
+          if (wanted && tasks[t].history.samples(leading[i]->config) < options_.confirm_samples) {
+            due.push_back(leading[i]->config);
+          }
+        }
+        if (due.empty()) break;
+        for (const Config& config : due) {
+          if (stop_requested() || out_of_time()) {
+            end = stop_requested() ? SessionEnd::interrupted : SessionEnd::time_budget;
+            break;
+          }
+          const std::optional<MeasureResult> result = measure(t, config);
+          if (!result) {
+            end = SessionEnd::interrupted;
+            break;
+          }
+          refresh(t);
+          update_progress(t);
+          if (observer) observer->on_confirm(progress, *result);
+        }
+        if (end != SessionEnd::completed && end != SessionEnd::total_budget) break;
       }
     }
   } catch (...) {

@@ -1,14 +1,28 @@
 #include "qtune/tuner/trial_history.h"
 
+#include <algorithm>
+#include <functional>
+
 namespace qtune {
 
 void TrialHistory::add(Config config, std::optional<double> gops) {
   auto [it, inserted] = index_.try_emplace(config.key(), observations_.size());
   if (inserted) {
-    observations_.push_back(Observation{std::move(config), gops});
-  } else {
-    observations_[it->second].gops = gops;
+    observations_.push_back(Observation{std::move(config), std::nullopt});
+    samples_.emplace_back();
   }
+  if (!gops) return;
+  std::vector<double>& samples = samples_[it->second];
+  samples.push_back(*gops);
+  // The lower median of the times is the upper median of the throughputs.
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  observations_[it->second].gops = sorted[(sorted.size() - 1) / 2];
+}
+
+std::size_t TrialHistory::samples(const Config& config) const {
+  const auto it = index_.find(config.key());
+  return it == index_.end() ? 0 : samples_[it->second].size();
 }
 
 const Observation* TrialHistory::best() const {

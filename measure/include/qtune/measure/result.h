@@ -53,6 +53,6 @@ struct MeasureResult {
 nlohmann::json to_json(const MeasureResult& result);
 MeasureResult result_from_json(const nlohmann::json& j);  // std::invalid_argument naming the field
 
-std::string utc_timestamp();  // now, ISO-8601 UTC with seconds
+std::string utc_timestamp();  // now, ISO-8601 UTC with microseconds: 2024-05-01T12:00:00.123456Z
 
 }  // namespace qtune

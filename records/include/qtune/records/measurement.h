@@ -43,8 +43,8 @@ struct MeasurementRecord {
   bool correct() const { return error_kind.empty(); }
 };
 
-// The fastest (lowest median) correct measurement of a (workload, target), and how many
-// measurements of that pair exist.
+// The best configuration of a (workload, target) as its median measurement (best_selection.h), and
+// how many measurements of that pair exist.
 struct BestRecord {
   MeasurementRecord measurement;
   std::int64_t trials = 0;    // every measurement of the pair, errors included

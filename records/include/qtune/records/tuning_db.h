@@ -74,7 +74,8 @@ class TuningDb {
   TransferCounts merge_from(const std::string& other_path);
 
   // --- reading -------------------------------------------------------------------------------
-  // Fastest correct measurement of the pair; errors are never best.
+  // The pair's best configuration (best_selection.h: the least median over its correct
+  // measurements); errors are never best.
   std::optional<BestRecord> best(const std::string& workload_key, const std::string& target_key) const;
   // Best per (workload, target) among the measurements matching the filter, ordered by workload
   // key then target key.

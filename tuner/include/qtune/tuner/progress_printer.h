@@ -18,6 +18,7 @@ class ProgressPrinter final : public SessionObserver {
 
   void on_start(const SessionProgress& progress) override;
   void on_trial(const SessionProgress& progress, const MeasureResult& result) override;
+  void on_confirm(const SessionProgress& progress, const MeasureResult& result) override;
   void on_end(const SessionProgress& progress, SessionEnd end) override;
 
  private:

@@ -1,5 +1,8 @@
 // A tuning session: the layers of a network tuned on this machine into the tuning database.
 //
+// After the search the leading configurations of every layer are confirmed by further
+// measurements (SessionOptions::confirm_top); these do not count as trials.
+//
 // Identical layers are tuned once (workload key) and weigh by their count. The first trial of every
 // layer measures its untuned default configuration, so the speedup is known. Rounds of trials go
 // to layers as the task scheduler decides (count x time and how much a layer still improves). Every
@@ -39,6 +42,13 @@ struct SessionOptions {
   bool transfer = true;                     // model strategy: start from similar tuned shapes
   std::size_t similar_workloads = 4;        // how many similar shapes to transfer from
   std::size_t round_size = 8;               // trials per scheduler round
+  // When the search ends, each layer's leading configurations (this many, and the default) are
+  // measured again, one after the other in turn, until each has confirm_samples successful
+  // measurements. A configuration's time is the median of its measurements
+  // (records/best_selection.h), so on a shared machine no single disturbed or lucky timing picks
+  // the best. confirm_top = 0 turns it off.
+  std::size_t confirm_top = 3;
+  std::size_t confirm_samples = 3;
   MeasureSettings measure = MeasureSettings::tuning();
   std::string command_line;                 // stored with the session
 };
@@ -81,6 +91,8 @@ class SessionObserver {
   virtual ~SessionObserver() = default;
   virtual void on_start(const SessionProgress&) {}
   virtual void on_trial(const SessionProgress&, const MeasureResult&) {}
+  // A confirming measurement of a configuration already tried (progress.current is its layer).
+  virtual void on_confirm(const SessionProgress&, const MeasureResult&) {}
   virtual void on_end(const SessionProgress&, SessionEnd) {}
 };
 

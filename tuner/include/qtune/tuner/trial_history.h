@@ -14,15 +14,19 @@ namespace qtune {
 
 struct Observation {
   Config config;
-  // Measured GOP/s; nullopt when the configuration failed (wrong result, crash, timeout). Failures
-  // stay in the history so that they are never proposed again.
+  // The configuration's GOP/s: its median measurement as records/best_selection.h defines it (the
+  // lower median of the times), over the successful measurements; nullopt when none succeeded
+  // (wrong result, crash, timeout). Failures stay in the history so that they are never proposed
+  // again.
   std::optional<double> gops;
 };
 
 class TrialHistory {
  public:
-  // Adds a measurement; measuring the same configuration again replaces the earlier result.
+  // Adds a measurement (nullopt: it failed); a configuration measured again keeps every sample.
   void add(Config config, std::optional<double> gops);
+  // Successful measurements of the configuration so far.
+  std::size_t samples(const Config& config) const;
 
   bool contains(const Config& config) const { return contains(config.key()); }
   bool contains(const std::string& key) const { return index_.count(key) != 0; }
@@ -36,6 +40,7 @@ class TrialHistory {
 
  private:
   std::vector<Observation> observations_;
+  std::vector<std::vector<double>> samples_;            // per observation: successful GOP/s, in order
   std::unordered_map<std::string, std::size_t> index_;  // config key -> position
 };
 

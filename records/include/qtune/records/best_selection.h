@@ -1,0 +1,21 @@
+// Which configuration is the best of a workload on a target, defined once for the database
+// (TuningDb::all_best), the logs the runtime loads, and everything built on them.
+//
+// A configuration's time is the lower median of the median times of its correct measurements: a
+// session re-measures its leading candidates (see tuner/session.h), and on a shared machine one
+// measurement can be disturbed (too slow) or lucky (a quiet moment), so no single measurement may
+// decide. The best configuration has the least time; ties go to the earliest measurement (lowest
+// id, then input order). Measurements with an error never count.
+#pragma once
+
+#include <vector>
+
+#include "qtune/records/measurement.h"
+
+namespace qtune::records {
+
+// One record per (workload, target) that has a correct measurement, sorted by workload then target
+// key: the best configuration's median measurement (the one whose time is the configuration's).
+std::vector<MeasurementRecord> select_best(const std::vector<MeasurementRecord>& records);
+
+}  // namespace qtune::records
