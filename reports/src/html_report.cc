@@ -48,8 +48,9 @@ void summary_section(std::ostream& out, const ReportData& data) {
     out << "<tr><th>" << xml_escape(label) << "</th><td>" << xml_escape(text) << "</td></tr>";
   }
   out << "</tbody></table>";
-  out << "<p class=\"note\">Untuned = each layer's first trial (its default configuration); tuned = its fastest correct "
-         "measurement. Network times weigh each layer by its count.</p></section>\n";
+  out << "<p class=\"note\">Untuned = each layer's first trial (its default configuration); tuned = its best "
+         "configuration. A configuration's time is the median of its measurements (a session re-measures its "
+         "leaders). Network times weigh each layer by its count.</p></section>\n";
 }
 
 void layers_section(std::ostream& out, const ReportData& data) {

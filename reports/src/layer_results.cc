@@ -1,6 +1,10 @@
 #include "layer_results.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
+
+#include "qtune/records/best_selection.h"
 
 namespace qtune::reports {
 
@@ -18,18 +22,31 @@ void fill_layer_results(LayerReport& layer, const std::vector<records::Measureme
     auto it = strategy_of_session.find(*m.session_id);
     return it == strategy_of_session.end() || it->second.empty() ? "unknown" : it->second;
   };
+  // A configuration's timing is its median measurement, as records defines the best.
+  auto timing_of = [&](const std::string& config_key) -> std::optional<ConfigTiming> {
+    std::vector<records::MeasurementRecord> of_config;
+    for (const auto& m : measurements) {
+      if (m.config_key == config_key) of_config.push_back(m);
+    }
+    const auto median = records::select_best(of_config);
+    if (median.empty()) return std::nullopt;
+    const std::optional<double> gops = measurement_gops(median.front(), layer.gop_per_run);
+    if (!gops) return std::nullopt;
+    return ConfigTiming{config_key, median.front().stats->median_ns, *gops};
+  };
 
+  // Trials are configurations: a configuration measured again (a session confirming its leaders)
+  // adds no trial and no point to a tuning curve.
+  std::set<std::string> tried;
+  std::map<std::string, std::pair<std::string, std::int64_t>> first_trial;  // config -> (strategy, curve point)
   std::map<std::string, std::size_t> curve_of_strategy;  // strategy -> index in layer.curves
   for (const auto& m : measurements) {
+    if (!tried.insert(m.config_key).second) continue;
     ++layer.trials;
     if (!m.correct()) ++layer.failures;
     const std::optional<double> gops = measurement_gops(m, layer.gop_per_run);
     const std::string strategy = strategy_of(m);
-
-    if (layer.trials == 1) {
-      layer.untuned_config = m.config_key;
-      if (gops) layer.untuned = ConfigTiming{m.config_key, m.stats->median_ns, *gops};
-    }
+    if (layer.trials == 1) layer.untuned_config = m.config_key;
 
     auto [it, inserted] = curve_of_strategy.emplace(strategy, layer.curves.size());
     if (inserted) layer.curves.push_back(TuningCurve{strategy, {}, {}});
@@ -41,13 +58,15 @@ void fill_layer_results(LayerReport& layer, const std::vector<records::Measureme
     point.best_gops = curve.points.empty() ? std::nullopt : curve.points.back().best_gops;
     if (gops && (!point.best_gops || *gops > *point.best_gops)) point.best_gops = gops;
     curve.points.push_back(point);
-
-    // The best is the lowest median, as records defines it; ties keep the earlier trial.
-    if (gops && (!layer.tuned || m.stats->median_ns < layer.tuned->median_ns)) {
-      layer.tuned = ConfigTiming{m.config_key, m.stats->median_ns, *gops};
-      layer.tuned_strategy = strategy;
-      layer.tuned_at_trial = point.trial;
-    }
+    first_trial[m.config_key] = {strategy, point.trial};
+  }
+  if (!layer.untuned_config.empty()) layer.untuned = timing_of(layer.untuned_config);
+  const auto best = records::select_best(measurements);
+  if (!best.empty()) {
+    layer.tuned = timing_of(best.front().config_key);
+    const auto& [strategy, trial] = first_trial[best.front().config_key];
+    layer.tuned_strategy = strategy;
+    layer.tuned_at_trial = trial;
   }
 }
 

@@ -2,9 +2,12 @@
 // JSON) only format this, so the three formats always agree.
 //
 // Definitions used throughout:
-//  - a layer's *untuned* result is its first trial on the target: every tuning session measures
-//    the layer's default configuration before searching (see tuner/session.h);
-//  - its *tuned* result is the fastest correct measurement (records' best);
+//  - a layer's *untuned* result is the configuration of its first trial on the target: every tuning
+//    session measures the layer's default configuration before searching (see tuner/session.h);
+//  - its *tuned* result is records' best (best_selection.h); a configuration's timing is its
+//    median measurement, for the untuned one too;
+//  - a trial is a configuration measured for the first time: measuring it again (a session
+//    confirming its leaders) adds no trial;
 //  - *oneDNN* (and the tuned / default timings of the same run) come from the latest `qtune run`
 //    stored in network_runs for the layer on the target;
 //  - network times weigh each layer by how often it occurs (its count in the workloads file, 1
@@ -66,10 +69,10 @@ struct LayerReport {
   int count = 1;
   std::optional<double> gop_per_run;  // operations of one run, 1e9
 
-  std::int64_t trials = 0;    // measurements on the target, errors included
+  std::int64_t trials = 0;    // configurations measured on the target, failed ones included
   std::int64_t failures = 0;
   std::string untuned_config;            // the first trial's configuration ("" when never measured)
-  std::optional<ConfigTiming> untuned;   // nullopt when not measured or the first trial failed
+  std::optional<ConfigTiming> untuned;   // its median timing; nullopt when not measured or it failed
   std::optional<ConfigTiming> tuned;
   std::string tuned_strategy;            // the strategy whose session found the best
   std::optional<std::int64_t> tuned_at_trial;  // its trial number on that strategy's curve
