@@ -79,6 +79,17 @@ GemmProblem bench_problem(const GemmShape& s, DType out_type) {
   return p;
 }
 
+// The untuned default of the shape as the tuner sees it (snapped into the search space), so that
+// every key the table prints parses back (--config, qtune measure) to the same configuration.
+GemmConfig default_blocking(const GemmShape& s) {
+  Workload w;
+  w.op = OpKind::gemm;
+  w.m = s.m;
+  w.n = s.n;
+  w.k = s.k;
+  return to_gemm_config(default_config(w, cpu_features()));
+}
+
 // The default blocking of the shape, adapted to the tile (kc a multiple of kr; the driver rounds
 // mc and nc to whole tiles).
 GemmConfig variant_config(const GemmConfig& base, const GemmMicrokernelInfo& uk, bool pack_a, bool fuse, int threads) {
@@ -175,7 +186,7 @@ int bench_gemm(const Args& args) {
   std::vector<BenchCase> cases = peak_cases(measured_isas);
   for (const GemmShape& s : shapes) {
     const GemmProblem problem = bench_problem(s, out_type);
-    const GemmConfig base = gemm_default_config(problem);
+    const GemmConfig base = default_blocking(s);
     for (int t : threads) {
       if (!configs.empty()) {
         for (GemmConfig c : configs) {

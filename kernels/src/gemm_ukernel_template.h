@@ -158,22 +158,25 @@ struct GemmTileKernel {
     }
   }
 
-  // acc += col_term[n] (+ row_term[m] * zb[n] when some zb != 0), wrapping.
+  // acc += col_term[n] (+ row_term[m] * zb[n] when some zb != 0), wrapping. The rare row terms
+  // come first, so that the common path ends in straight-line code: with the branch last, the
+  // register allocator spilled the whole tile at the join.
   static void add_zero_point_terms(Tile& t, const GemmUkernelArgs& args) {
+    if (args.row_terms != nullptr) [[unlikely]] {
+      Acc zb[kVecs];
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) zb[v] = T::load(args.col_zb + v * T::kLanes);
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        if (static_cast<std::size_t>(i) >= args.rows) break;
+        const Acc row = T::set1(args.row_terms[i]);
+        QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+          t.acc[i][v] = T::add(t.acc[i][v], T::mullo(row, zb[v]));
+        }
+      }
+    }
     Acc col[kVecs];
     QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) col[v] = T::load(args.col_terms + v * T::kLanes);
     QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::add(t.acc[i][v], col[v]);
-    }
-    if (args.row_terms == nullptr) return;
-    Acc zb[kVecs];
-    QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) zb[v] = T::load(args.col_zb + v * T::kLanes);
-    QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-      if (static_cast<std::size_t>(i) >= args.rows) break;
-      const Acc row = T::set1(args.row_terms[i]);
-      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
-        t.acc[i][v] = T::add(t.acc[i][v], T::mullo(row, zb[v]));
-      }
     }
   }
 
@@ -218,20 +221,16 @@ struct GemmTileKernel {
     const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
     auto* c = static_cast<Out*>(args.c);
     if (args.rows == MR && args.cols == NR) {
-      // Whole tiles: every vector is requantized before the first store, column by column, so that
-      // a column's per-channel constants are loaded once for all MR rows (after an 8-bit store,
-      // which may alias anything, they would be loaded again for every row).
-      Tile q = t;
+      // Whole tiles: each vector is requantized in place and stored at once, column by column,
+      // with lane counts known at compile time. The per-channel constants are reloaded after each
+      // store (an 8-bit store may alias them), but as folded memory operands, which costs less
+      // than the spills of holding a requantized copy of the tile.
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+        constexpr std::size_t kLanes = T::kLanes;
+        const std::size_t first = static_cast<std::size_t>(v) * kLanes;
         QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-          q.acc[i][v] = T::template requantize<Mode>(q.acc[i][v], plan, args.channel + v * T::kLanes);
-        }
-      }
-      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-        QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
-          constexpr std::size_t kLanes = T::kLanes;
-          const std::size_t first = static_cast<std::size_t>(v) * kLanes;
-          store_8bit(c + i * args.ldc + first, q.acc[i][v], std::min<std::size_t>(kLanes, NR - first));
+          store_8bit(c + i * args.ldc + first, T::template requantize<Mode>(t.acc[i][v], plan, args.channel + first),
+                     std::min<std::size_t>(kLanes, NR - first));
         }
       }
       return;
