@@ -81,6 +81,8 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
   // Per-call scratch of this worker: the row's tap pointers, the int32 row of the separate
   // requantization, and (multiplier > 1) the kernel_h input rows expanded to out_c channels.
   std::vector<const std::uint8_t*> taps(static_cast<std::size_t>(out_w_) * tap_count);
+  std::vector<const std::uint8_t*> affine_taps(tap_count);
+  const auto width_tile = static_cast<std::size_t>(kernel_->width_tile);
   std::vector<std::int32_t> scratch(!fuse_requant_ && p.out_type != DType::s32 ? static_cast<std::size_t>(out_w_) * channels_ : 0);
   std::vector<std::uint8_t> expanded(multiplier_ > 1 ? kh_n * static_cast<std::size_t>(p.in_w) * channels_ : 0);
   std::vector<const std::uint8_t*> source_rows(kh_n);
@@ -91,6 +93,7 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
   args.affine_begin = affine_begin_;
   args.affine_end = affine_end_;
   args.pixel_step = static_cast<std::size_t>(p.stride_w) * channels_;
+  args.affine_taps = affine_taps.data();
   args.tap_count = tap_count;
   args.channels = channels_;
   args.channels_padded = channels_padded_;
@@ -126,8 +129,8 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
       }
       source_rows[kh] = src;
     }
-    for (std::int64_t ow = 0; ow < out_w_; ++ow) {
-      const std::uint8_t** pixel_taps = taps.data() + static_cast<std::size_t>(ow) * tap_count;
+    // The taps of output pixel ow: a pointer per (kh, kw) to its input pixel or to the zero row.
+    const auto fill_taps = [&](std::int64_t ow, const std::uint8_t** pixel_taps) {
       for (std::size_t kh = 0; kh < kh_n; ++kh) {
         for (std::size_t kw = 0; kw < kw_n; ++kw) {
           const std::int64_t iw = ow * p.stride_w - p.pad_left + static_cast<std::int64_t>(kw) * p.dilation_w;
@@ -136,6 +139,14 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
           pixel_taps[kh * kw_n + kw] = in_row ? row_start + static_cast<std::size_t>(iw) * channels_ : zero_row_.data();
         }
       }
+    };
+    if (affine_begin_ < affine_end_) fill_taps(static_cast<std::int64_t>(affine_begin_), affine_taps.data());
+    for (std::size_t ow = 0; ow < args.out_w;) {
+      const DwTile tile = dw_tile_at(ow, args.out_w, width_tile);
+      if (!dw_tile_affine(args, tile)) {  // affine tiles read through affine_taps
+        for (; ow < tile.begin + tile.width; ++ow) fill_taps(static_cast<std::int64_t>(ow), taps.data() + ow * tap_count);
+      }
+      ow = tile.begin + tile.width;
     }
     args.out = output + static_cast<std::size_t>(row * out_w_) * channels_ * out_elem;
     kernel_->fn(args);

@@ -31,11 +31,14 @@ struct RequantConstants;
 inline constexpr std::size_t kDwChannelPadding = 64;  // channels_padded is a multiple of this
 
 struct DwRowArgs {
-  const std::uint8_t* const* taps = nullptr;  // [out_w][tap_count] pixel pointers
+  // [out_w][tap_count] pixel pointers, filled only for the pixels of tiles that are not affine
+  // (dw_tile_at, dw_tile_affine): building the whole table cost a fifth of the kernel's time.
+  const std::uint8_t* const* taps = nullptr;
   std::size_t out_w = 0;
-  // Output pixels [affine_begin, affine_end) read no horizontal padding: each of their taps is the
-  // previous pixel's plus pixel_step bytes, so the kernel reads one tap row per tile, not W.
+  // Output pixels [affine_begin, affine_end) read no horizontal padding: each of their taps is
+  // pixel affine_begin's (affine_taps, tap_count pointers) plus pixel_step bytes per pixel.
   std::size_t affine_begin = 0, affine_end = 0, pixel_step = 0;
+  const std::uint8_t* const* affine_taps = nullptr;
   std::size_t tap_count = 0;
   std::size_t channels = 0;             // C_out
   std::size_t channels_padded = 0;      // row stride of `weights`
@@ -51,6 +54,23 @@ struct DwRowArgs {
 };
 
 using DwRowFn = void (*)(const DwRowArgs& args);
+
+// A tile of output pixels [begin, begin + width) of a row.
+struct DwTile {
+  std::size_t begin = 0, width = 1;
+};
+
+// The tiling of a row that every kernel uses (dwconv_template.h), also needed by the driver to know
+// which tap pointers a kernel will read: tiles of width_tile pixels from pixel 0 while whole, then
+// single pixels. The tile that starts at pixel ow (a tile start: 0, or the end of the previous one):
+inline DwTile dw_tile_at(std::size_t ow, std::size_t out_w, std::size_t width_tile) {
+  return DwTile{ow, ow + width_tile <= out_w ? width_tile : 1};
+}
+
+// Whether a tile addresses its taps affinely (affine_taps) rather than through the table.
+inline bool dw_tile_affine(const DwRowArgs& a, DwTile tile) {
+  return tile.begin >= a.affine_begin && tile.begin + tile.width <= a.affine_end;
+}
 
 struct DwKernel {
   Isa isa;

@@ -46,12 +46,13 @@ struct DwRowKernel {
     QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {
       QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) acc[p][v] = T::zero();
     }
-    const std::uint8_t* const* taps = a.taps + ow0 * a.tap_count;
+    const std::uint8_t* const* taps = Affine ? a.affine_taps : a.taps + ow0 * a.tap_count;
+    const std::size_t offset = Affine ? (ow0 - a.affine_begin) * a.pixel_step + c0 : c0;
     for (std::size_t t = 0; t < a.tap_count; ++t) {
       const std::int32_t* w_row = a.weights + t * a.channels_padded + c0;
       Vec w[NV];
       QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) w[v] = T::load_i32(w_row + v * kLanes);
-      const std::uint8_t* first = taps[t] + c0;
+      const std::uint8_t* first = taps[t] + offset;
       QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {
         const std::uint8_t* x = Affine ? first + p * a.pixel_step : taps[p * a.tap_count + t] + c0;
         QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
@@ -115,7 +116,7 @@ struct DwRowKernel {
 
   template <int W>
   static void columns(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
-    if (ow0 >= a.affine_begin && ow0 + W <= a.affine_end) {
+    if (dw_tile_affine(a, DwTile{ow0, W})) {
       columns<W, true>(a, plan, ow0);
     } else {
       columns<W, false>(a, plan, ow0);
@@ -125,10 +126,11 @@ struct DwRowKernel {
   static void run(const DwRowArgs& a) {
     // A local copy (see RequantConstants); unused for int32 outputs.
     const RequantConstants plan = a.plan != nullptr ? *a.plan : RequantConstants{};
+    // The tiling of dw_tile_at: whole tiles, then single pixels.
     std::size_t ow = 0;
     for (; ow + WidthTile <= a.out_w; ow += WidthTile) columns<WidthTile>(a, plan, ow);
     if constexpr (WidthTile > 1) {
-      for (; ow < a.out_w; ++ow) columns<1, false>(a, plan, ow);
+      for (; ow < a.out_w; ++ow) columns<1>(a, plan, ow);
     }
     if (a.out_type != DType::s32 && !a.fuse_requant) {
       with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() { requantize_row<Mode>(a, plan); });
