@@ -229,9 +229,11 @@ BenchCase onednn_case(const Conv2dProblem& p, int threads) {
 #endif
 
 // Every variant worth timing: GEMM-based algorithms x microkernels of the usable vector ISAs x
-// fused/separate at the shape's default blocking, or the depthwise kernel tiles.
-std::vector<Conv2dConfig> variants(const Conv2dProblem& p, const std::vector<Isa>& isas, int threads) {
-  const Conv2dConfig base = conv2d_default_config(p);
+// fused/separate at the shape's default blocking, or the depthwise kernel tiles. The blocking is
+// the untuned default as the tuner sees it (snapped into the search space), so that the printed
+// keys parse back (qtune measure) to the same configuration.
+std::vector<Conv2dConfig> variants(const Workload& w, const Conv2dProblem& p, const std::vector<Isa>& isas, int threads) {
+  const Conv2dConfig base = to_conv2d_config(default_config(w, cpu_features()));
   std::vector<Conv2dConfig> out;
   const std::vector<bool> fuses = p.out_type == DType::s32 ? std::vector<bool>{true} : std::vector<bool>{true, false};
   if (p.depthwise()) {
@@ -288,7 +290,7 @@ int bench_conv2d(const Args& args) {
   const std::vector<Isa> isas = bench_isas(args);
   std::vector<BenchCase> cases = peak_cases(isas);
   for (int t : threads) {
-    for (const Conv2dConfig& c : variants(problem, isas, t)) cases.push_back(qtune_case(problem, c));
+    for (const Conv2dConfig& c : variants(workload, problem, isas, t)) cases.push_back(qtune_case(problem, c));
 #if defined(QTUNE_HAVE_ONEDNN)
     if (const std::string why = peers::onednn_conv_unsupported(problem); why.empty()) {
       try {
