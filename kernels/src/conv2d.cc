@@ -1,5 +1,6 @@
 // Conv2dOp: checks a configuration against a problem, picks a default, and prepares the chosen
 // algorithm (GEMM-based in conv2d_gemm.cc, direct depthwise in conv2d_depthwise.cc).
+#include <algorithm>
 #include <stdexcept>
 
 #include "conv2d_depthwise.h"
@@ -28,7 +29,7 @@ std::string check_depthwise(const Conv2dProblem& p, const Conv2dConfig& config) 
   bool isa_compiled = false;
   std::string tiles;
   for (const detail::DwKernel& k : detail::dw_kernel_registry()) {
-    if (k.isa != isa) continue;
+    if (k.isa != isa || k.dot4) continue;  // a dot4 form is not a tile of its own
     isa_compiled = true;
     tiles += (tiles.empty() ? "" : ", ") + std::to_string(k.channel_tile) + "x" + std::to_string(k.width_tile);
   }
@@ -43,7 +44,7 @@ std::string check_depthwise(const Conv2dProblem& p, const Conv2dConfig& config) 
 }
 
 // The widest usable ISA with depthwise kernels, and its default tile.
-Conv2dConfig default_depthwise_config() {
+Conv2dConfig default_depthwise_config(const Conv2dProblem& problem) {
   Conv2dConfig c;
   c.algo = ConvAlgo::depthwise;
   c.gemm.isa = Isa::scalar;
@@ -51,9 +52,15 @@ Conv2dConfig default_depthwise_config() {
   c.dw_width_tile = 2;
   // Four output pixels per step share each weight vector load; 2 x 16 (AVX-512) or 2 x 8 (AVX2)
   // channels keep 8 accumulators, the tiles that measured best on MobileNetV2's depthwise layers.
+  // On AVX-512 the dot4 form of the 64-channel tile is faster still (MobileNetV2 56x56x144: about
+  // 10%, 28x28x192: 20%) where it applies: int8 weights with a zero weight zero point (so that
+  // w - zb fits int8 whatever the weights) and requantized output.
+  const bool zb_zero = std::all_of(problem.b_zero_points.begin(), problem.b_zero_points.end(),
+                                   [](std::int32_t zb) { return zb == 0; });
+  const bool dot4 = zb_zero && problem.out_type != DType::s32;
   for (Isa isa : {Isa::avx512vnni, Isa::avx2}) {
     if (!cpu_features().usable(isa)) continue;
-    const int tile = isa == Isa::avx512vnni ? 32 : 16;
+    const int tile = isa == Isa::avx512vnni ? (dot4 && detail::find_dw_kernel(isa, 64, 4, true) ? 64 : 32) : 16;
     if (detail::find_dw_kernel(isa, tile, 4) != nullptr) {
       c.gemm.isa = isa;
       c.dw_channel_tile = tile;
@@ -80,7 +87,7 @@ std::string conv2d_check_config(const Conv2dProblem& problem, const Conv2dConfig
 }
 
 Conv2dConfig conv2d_default_config(const Conv2dProblem& problem) {
-  if (problem.depthwise()) return default_depthwise_config();
+  if (problem.depthwise()) return default_depthwise_config(problem);
   Conv2dConfig c;
   c.gemm = gemm_default_config(problem.as_gemm());
   const bool pointwise = problem.kernel_h == 1 && problem.kernel_w == 1 && problem.stride_h == 1 &&

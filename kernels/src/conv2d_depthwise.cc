@@ -7,6 +7,23 @@
 
 namespace qtune::detail {
 
+namespace {
+
+// The plan of `params` with its per-channel constants in the dot4 lane order (dw_dot4_channel).
+RequantParams dot4_order(const RequantParams& params) {
+  if (!params.per_channel()) return params;
+  RequantParams out = params;
+  for (std::size_t k = 0; k < params.channels(); ++k) {
+    const std::size_t c = dw_dot4_channel(k, params.channels());
+    out.scales[k] = params.scales[c];
+    out.fixed[k] = params.fixed[c];
+    out.scales_f32[k] = params.scales_f32[c];
+  }
+  return out;
+}
+
+}  // namespace
+
 DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& config,
                              const std::int8_t* weights, const std::int32_t* bias)
     : problem_(problem), fuse_requant_(config.gemm.fuse_requant), threads_(config.gemm.threads) {
@@ -18,19 +35,57 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
   channels_ = static_cast<std::size_t>(problem.out_c);
   channels_padded_ = (channels_ + kDwChannelPadding - 1) / kDwChannelPadding * kDwChannelPadding;
   const std::size_t taps = static_cast<std::size_t>(problem.kernel_h * problem.kernel_w);
-  weights_.assign(taps * channels_padded_, 0);
-  bias_term_.assign(channels_padded_, 0);
-  const auto za = static_cast<std::uint32_t>(problem.a_zero_point);
+
+  // w' = w - zb per (tap, channel), in [-255, 255], and its sum per channel.
+  std::vector<std::int32_t> w_prime(taps * channels_);
+  std::vector<std::uint32_t> weight_sum(channels_, 0);
+  bool fits_int8 = true;
   for (std::size_t c = 0; c < channels_; ++c) {
     const std::int32_t zb = problem.b_zero_points.size() > 1 ? problem.b_zero_points[c] : problem.b_zero_points[0];
-    std::uint32_t weight_sum = 0;
     for (std::size_t t = 0; t < taps; ++t) {
-      const std::int32_t w = std::int32_t{weights[t * channels_ + c]} - zb;  // in [-255, 255]
-      weights_[t * channels_padded_ + c] = static_cast<std::int32_t>(static_cast<std::uint16_t>(w));
-      weight_sum += static_cast<std::uint32_t>(w);
+      const std::int32_t w = std::int32_t{weights[t * channels_ + c]} - zb;
+      w_prime[t * channels_ + c] = w;
+      weight_sum[c] += static_cast<std::uint32_t>(w);
+      fits_int8 = fits_int8 && w >= -128 && w <= 127;
     }
+  }
+  // The dot4 form where the tile has one and its preconditions hold: fused requantized output, and
+  // weights that are int8 after subtracting their zero point (u8 x s8 products).
+  if (fits_int8 && fuse_requant_ && problem.out_type != DType::s32) {
+    if (const DwKernel* dot4 = find_dw_kernel(config.gemm.isa, config.dw_channel_tile, config.dw_width_tile, true)) {
+      kernel_ = dot4;
+    }
+  }
+
+  // bias - za' * sum w' in the kernel's lane order, za' the zero point of the bytes the kernel
+  // multiplies: the dot4 blocks flip s8 activations to u8 (+128), in wrapping int32 arithmetic.
+  const std::size_t dot4_channels = kernel_->dot4 ? channels_ / kDwDot4Block * kDwDot4Block : 0;
+  const bool flip = problem.a_type == DType::s8;
+  bias_term_.assign(channels_padded_, 0);
+  for (std::size_t k = 0; k < channels_; ++k) {
+    const std::size_t c = kernel_->dot4 ? dw_dot4_channel(k, channels_) : k;
+    const auto za = static_cast<std::uint32_t>(problem.a_zero_point + (flip && c < dot4_channels ? 128 : 0));
     const std::uint32_t b = problem.has_bias ? static_cast<std::uint32_t>(bias[c]) : 0u;
-    bias_term_[c] = static_cast<std::int32_t>(b - za * weight_sum);
+    bias_term_[k] = static_cast<std::int32_t>(b - za * weight_sum[c]);
+  }
+  // General form, [tap][channels_padded]: uint16(w') in the low half of an int32 lane (the dot4
+  // form runs its channels after the last whole block this way too).
+  weights_.assign(taps * channels_padded_, 0);
+  for (std::size_t t = 0; t < taps; ++t) {
+    for (std::size_t c = 0; c < channels_; ++c) {
+      weights_[t * channels_padded_ + c] = static_cast<std::int32_t>(static_cast<std::uint16_t>(w_prime[t * channels_ + c]));
+    }
+  }
+  if (kernel_->dot4) {
+    // [tap][block of 64][j][64 bytes]: vector j holds channel 4i + j's weight in byte j of lane i.
+    weights_dot4_.assign(taps * channels_padded_ * 4, 0);
+    for (std::size_t t = 0; t < taps; ++t) {
+      for (std::size_t c = 0; c < dot4_channels; ++c) {
+        const std::size_t block = c / kDwDot4Block, lane = c % kDwDot4Block / 4, j = c % 4;
+        weights_dot4_[((t * (channels_padded_ / kDwDot4Block) + block) * 4 + j) * 64 + lane * 4 + j] =
+            static_cast<std::uint8_t>(w_prime[t * channels_ + c]);
+      }
+    }
   }
   // A whole row of zero-point pixels: taps of padded kernel rows point into it at their column, so
   // that they advance with the output pixel like real taps (see DwRowArgs::pixel_step).
@@ -44,13 +99,13 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
   affine_begin_ = static_cast<std::size_t>(std::clamp<std::int64_t>(first, 0, out_w_));
   affine_end_ = std::max(affine_begin_, static_cast<std::size_t>(std::clamp<std::int64_t>(end, 0, out_w_)));
   if (problem.out_type != DType::s32) {
-    plan_ = RequantPlan::make(problem.requant);
+    plan_ = RequantPlan::make(kernel_->dot4 ? dot4_order(problem.requant) : problem.requant);
     plan_constants_ = plan_.constants();
   }
 }
 
 std::size_t DepthwiseConv::packed_weight_bytes() const {
-  return (weights_.size() + bias_term_.size()) * sizeof(std::int32_t);
+  return (weights_.size() + bias_term_.size()) * sizeof(std::int32_t) + weights_dot4_.size();
 }
 
 void DepthwiseConv::run(const void* input, void* output) const {
@@ -98,6 +153,7 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
   args.channels = channels_;
   args.channels_padded = channels_padded_;
   args.weights = weights_.data();
+  args.weights_dot4 = weights_dot4_.data();
   args.bias_term = bias_term_.data();
   args.signed_input = p.a_type == DType::s8;
   args.out_type = p.out_type;

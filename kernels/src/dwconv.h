@@ -39,6 +39,10 @@ struct DwRowArgs {
   // pixel affine_begin's (affine_taps, tap_count pointers) plus pixel_step bytes per pixel.
   std::size_t affine_begin = 0, affine_end = 0, pixel_step = 0;
   const std::uint8_t* const* affine_taps = nullptr;
+  // Dot4 kernels (DwKernel::dot4) read their own weight packing for the whole 64-channel blocks
+  // (see dwconv_avx512vnni.cc), [taps][channels_padded / 64][4][64] bytes, and `weights` for the
+  // rest; bias_term and plan come in their lane order (dw_dot4_channel).
+  const std::uint8_t* weights_dot4 = nullptr;
   std::size_t tap_count = 0;
   std::size_t channels = 0;             // C_out
   std::size_t channels_padded = 0;      // row stride of `weights`
@@ -77,13 +81,27 @@ struct DwKernel {
   int channel_tile;  // output channels per step (a multiple of the ISA's vector lanes)
   int width_tile;    // output pixels per step
   DwRowFn fn;
+  // The dot4 form of the (isa, channel_tile, width_tile) kernel: used instead of the general one
+  // when its preconditions hold (dw_dot4_applies), with the packing described in DwRowArgs.
+  bool dot4 = false;
 };
+
+// Lane order of the dot4 form in each whole block of 64 channels: lane i of accumulator j holds
+// channel 4i + j, and its constants (bias term, requantization plan) are stored at index 16j + i.
+// The channels after the last whole block run through the general form, in channel order.
+inline constexpr std::size_t kDwDot4Block = 64;
+inline std::size_t dw_dot4_channel(std::size_t index, std::size_t channels) {
+  if (index >= channels / kDwDot4Block * kDwDot4Block) return index;
+  const std::size_t block = index / kDwDot4Block * kDwDot4Block, k = index % kDwDot4Block;
+  return block + (k % 16) * 4 + k / 16;
+}
 
 // Each ISA's list (its own translation unit), and all compiled into this build.
 std::span<const DwKernel> dw_kernels_scalar();      // kernels/src/dwconv_scalar.cc
 std::span<const DwKernel> dw_kernels_avx2();        // kernels/src/x86/avx2/dwconv_avx2.cc
 std::span<const DwKernel> dw_kernels_avx512vnni();  // kernels/src/x86/avx512vnni/dwconv_avx512vnni.cc
 std::span<const DwKernel> dw_kernel_registry();
-const DwKernel* find_dw_kernel(Isa isa, int channel_tile, int width_tile);
+// The general kernel of (isa, channel_tile, width_tile), or with dot4 its dot4 form; null if none.
+const DwKernel* find_dw_kernel(Isa isa, int channel_tile, int width_tile, bool dot4 = false);
 
 }  // namespace qtune::detail

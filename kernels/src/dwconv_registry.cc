@@ -21,9 +21,9 @@ std::span<const DwKernel> dw_kernel_registry() {
   return all;
 }
 
-const DwKernel* find_dw_kernel(Isa isa, int channel_tile, int width_tile) {
+const DwKernel* find_dw_kernel(Isa isa, int channel_tile, int width_tile, bool dot4) {
   for (const DwKernel& k : dw_kernel_registry()) {
-    if (k.isa == isa && k.channel_tile == channel_tile && k.width_tile == width_tile) return &k;
+    if (k.isa == isa && k.channel_tile == channel_tile && k.width_tile == width_tile && k.dot4 == dot4) return &k;
   }
   return nullptr;
 }

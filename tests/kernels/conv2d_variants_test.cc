@@ -84,6 +84,7 @@ const std::vector<Shape> kDepthwiseShapes = {
     {1, 10, 10, 96, 96, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 96},  // MobileNet-like, stride 2
     {1, 9, 5, 24, 24, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, 24},    // 7x1 depthwise
     {1, 2, 3, 2, 2, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 2},       // padding larger than the kernel
+    {1, 5, 9, 150, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 150}, // two 64-channel blocks and a tail
 };
 
 // ISAs this build holds GEMM microkernels for (the depthwise families are a subset of them).
@@ -175,14 +176,27 @@ TEST_P(Conv2dIsaTest, GemmAlgorithmsMatchReference) {
   EXPECT_GE(ran, static_cast<int>(shapes.size() * 2 * tiles.size() * 2));
 }
 
+// The depthwise kinds: every kind above, plus the modes those leave without a zero weight zero
+// point (fp32, upward), the precondition of the dot4 form of the 64-channel AVX-512 tiles.
+const std::vector<ConvQuant>& depthwise_quant_kinds() {
+  static const std::vector<ConvQuant> kinds = [] {
+    std::vector<ConvQuant> k = quant_kinds();
+    k.push_back({DType::s8, DType::s8, true, false, true, RoundingMode::fp32});
+    k.push_back({DType::u8, DType::u8, true, false, false, RoundingMode::upward});
+    return k;
+  }();
+  return kinds;
+}
+
 TEST_P(Conv2dIsaTest, DepthwiseMatchesReference) {
   const Isa isa = GetParam();
   const std::vector<DwTile> kernels =
       depthwise_tiles(isa, make_problem(kDepthwiseShapes[0], quant_kinds()[0], 1));
   if (kernels.empty()) GTEST_SKIP() << "no depthwise kernels for isa " << to_string(isa) << " in this build";
   for (std::size_t si = 0; si < kDepthwiseShapes.size(); ++si) {
-    for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
-      const Conv2dProblem p = make_problem(kDepthwiseShapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 11 + qi));
+    for (std::size_t qi = 0; qi < depthwise_quant_kinds().size(); ++qi) {
+      const Conv2dProblem p =
+          make_problem(kDepthwiseShapes[si], depthwise_quant_kinds()[qi], static_cast<std::uint32_t>(si * 11 + qi));
       ASSERT_TRUE(p.depthwise());
       const testing::ConvData d = testing::make_data(p, static_cast<std::uint32_t>(qi));
       std::vector<std::uint8_t> expected(testing::output_bytes(p));
