@@ -314,6 +314,17 @@ int run_network(const qtune::cli::Args& args) {
               << ")";
   }
   std::cout << "\n";
+  // oneDNN's int8 primitives requantize with an fp32 scale; say when the layers ask for more.
+  std::string exact_modes;
+  for (const qtune::Layer& layer : network.layers) {
+    const std::string mode(qtune::to_string(layer.workload.quant.rounding));
+    if (layer.workload.quant.rounding != qtune::RoundingMode::fp32 && exact_modes.find(mode) == std::string::npos)
+      exact_modes += (exact_modes.empty() ? "" : ", ") + mode;
+  }
+  if (onednn_layers > 0 && !exact_modes.empty()) {
+    std::cout << "note: oneDNN requantizes with an fp32 scale, qtune with the layers' own rounding (" << exact_modes
+              << "): dnn/tun includes that difference; `qtune bench` compares the same math\n";
+  }
   if (fallbacks.empty()) {
     std::cout << "every layer ran its own tuned configuration\n";
   } else {
