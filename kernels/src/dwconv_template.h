@@ -27,6 +27,24 @@
 
 namespace qtune::detail {
 
+// Walks a row in the tiling of dw_tile_at (whole tiles of WidthTile pixels, then single pixels),
+// calling visit.template operator()<W, Affine>(first pixel) for each tile.
+template <int WidthTile, class Visit>
+void dw_walk_row(const DwRowArgs& a, Visit&& visit) {
+  const auto one = [&]<int W>(std::size_t ow0) {
+    if (dw_tile_affine(a, DwTile{ow0, W})) {
+      visit.template operator()<W, true>(ow0);
+    } else {
+      visit.template operator()<W, false>(ow0);
+    }
+  };
+  std::size_t ow = 0;
+  for (; ow + WidthTile <= a.out_w; ow += WidthTile) one.template operator()<WidthTile>(ow);
+  if constexpr (WidthTile > 1) {
+    for (; ow < a.out_w; ++ow) one.template operator()<1>(ow);
+  }
+}
+
 template <class T, int ChannelTile, int WidthTile, bool Signed>
 struct DwRowKernel {
   static constexpr int kLanes = T::kLanes;
@@ -114,24 +132,10 @@ struct DwRowKernel {
     if (c < a.channels) tile<W, 1, true, Affine>(a, plan, ow0, c, a.channels - c);
   }
 
-  template <int W>
-  static void columns(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
-    if (dw_tile_affine(a, DwTile{ow0, W})) {
-      columns<W, true>(a, plan, ow0);
-    } else {
-      columns<W, false>(a, plan, ow0);
-    }
-  }
-
   static void run(const DwRowArgs& a) {
     // A local copy (see RequantConstants); unused for int32 outputs.
     const RequantConstants plan = a.plan != nullptr ? *a.plan : RequantConstants{};
-    // The tiling of dw_tile_at: whole tiles, then single pixels.
-    std::size_t ow = 0;
-    for (; ow + WidthTile <= a.out_w; ow += WidthTile) columns<WidthTile>(a, plan, ow);
-    if constexpr (WidthTile > 1) {
-      for (; ow < a.out_w; ++ow) columns<1>(a, plan, ow);
-    }
+    dw_walk_row<WidthTile>(a, [&]<int W, bool Affine>(std::size_t ow0) { columns<W, Affine>(a, plan, ow0); });
     if (a.out_type != DType::s32 && !a.fuse_requant) {
       with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() { requantize_row<Mode>(a, plan); });
     }

@@ -142,24 +142,10 @@ struct DwDot4RowKernel {
     if (c < a.channels) General::template tile<W, 1, true, Affine>(a, plan, ow0, c, a.channels - c);
   }
 
-  template <int W>
-  static void columns(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
-    if (dw_tile_affine(a, DwTile{ow0, W})) {
-      blocks<W, true>(a, plan, ow0);
-    } else {
-      blocks<W, false>(a, plan, ow0);
-    }
-  }
-
   // Fused requantized output only (the driver's precondition).
   static void run(const DwRowArgs& a) {
     const RequantConstants plan = *a.plan;  // a local copy (see RequantConstants)
-    // The tiling of dw_tile_at: whole tiles, then single pixels.
-    std::size_t ow = 0;
-    for (; ow + WidthTile <= a.out_w; ow += WidthTile) columns<WidthTile>(a, plan, ow);
-    if constexpr (WidthTile > 1) {
-      for (; ow < a.out_w; ++ow) columns<1>(a, plan, ow);
-    }
+    dw_walk_row<WidthTile>(a, [&]<int W, bool Affine>(std::size_t ow0) { blocks<W, Affine>(a, plan, ow0); });
   }
 };
 
