@@ -81,8 +81,9 @@ struct DwKernel {
   int channel_tile;  // output channels per step (a multiple of the ISA's vector lanes)
   int width_tile;    // output pixels per step
   DwRowFn fn;
-  // The dot4 form of the (isa, channel_tile, width_tile) kernel: used instead of the general one
-  // when its preconditions hold (dw_dot4_applies), with the packing described in DwRowArgs.
+  // The dot4 form of the (isa, channel_tile, width_tile) kernel, with the packing described in
+  // DwRowArgs: DepthwiseConv runs it instead of the general one when the output is requantized
+  // in the kernel and every w - zb fits int8.
   bool dot4 = false;
 };
 
