@@ -13,7 +13,8 @@ namespace {
 const std::vector<std::string> kGemmAlgos = {"im2col", "indirect", "gemm_1x1"};
 
 std::vector<Knob> depthwise_knobs() {
-  Knob ctile{"dw_ctile", {"8", "16", "32", "64"}, "depthwise: channels per vector step", true};
+  Knob ctile{"dw_ctile", {"8", "16", "32", "64"},
+             "depthwise: channels per step (avx512vnni 64: vpdpbusd on raw bytes where w - zb fits int8)", true};
   Knob wtile{"dw_wtile", {"1", "2", "4"}, "depthwise: output pixels per step", true};
   for (Knob* k : {&ctile, &wtile}) {
     k->depends_on = "algo";
