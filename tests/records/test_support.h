@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "scratch_dir.h"
 #include "qtune/records/key_validators.h"
 #include "qtune/records/measurement.h"
 
@@ -95,24 +96,7 @@ inline KeyValidators test_validators() {
   return v;
 }
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "qtune-records-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using ::qtune::testing::ScratchDir;  // scratch_dir.h
 
 inline std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.h"
 #include "qtune/records/network_runs.h"
 #include "qtune/records/tuning_db.h"
 #include "qtune/search_space/workload.h"
@@ -37,24 +38,7 @@ inline std::string config(const std::string& isa, const std::string& tile, int k
 
 inline std::string default_config() { return "isa=scalar;tile=1x8;kc=0;mc=0;nc=0;pack_a=0;fuse=1;threads=1"; }
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "qtune-reports-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using ::qtune::testing::ScratchDir;  // scratch_dir.h
 
 // Adds measurements as the tuner does: GOP/s = work / median.
 class Recorder {
