@@ -23,16 +23,18 @@ void fill_layer_results(LayerReport& layer, const std::vector<records::Measureme
     return it == strategy_of_session.end() || it->second.empty() ? "unknown" : it->second;
   };
   // A configuration's timing is its median measurement, as records defines the best.
+  auto timing = [&](const records::MeasurementRecord& median) -> std::optional<ConfigTiming> {
+    const std::optional<double> gops = measurement_gops(median, layer.gop_per_run);
+    if (!gops) return std::nullopt;
+    return ConfigTiming{median.config_key, median.stats->median_ns, *gops};
+  };
   auto timing_of = [&](const std::string& config_key) -> std::optional<ConfigTiming> {
     std::vector<records::MeasurementRecord> of_config;
     for (const auto& m : measurements) {
       if (m.config_key == config_key) of_config.push_back(m);
     }
     const auto median = records::select_best(of_config);
-    if (median.empty()) return std::nullopt;
-    const std::optional<double> gops = measurement_gops(median.front(), layer.gop_per_run);
-    if (!gops) return std::nullopt;
-    return ConfigTiming{config_key, median.front().stats->median_ns, *gops};
+    return median.empty() ? std::nullopt : timing(median.front());
   };
 
   // Trials are configurations: a configuration measured again (a session confirming its leaders)
@@ -63,7 +65,7 @@ void fill_layer_results(LayerReport& layer, const std::vector<records::Measureme
   if (!layer.untuned_config.empty()) layer.untuned = timing_of(layer.untuned_config);
   const auto best = records::select_best(measurements);
   if (!best.empty()) {
-    layer.tuned = timing_of(best.front().config_key);
+    layer.tuned = timing(best.front());  // select_best returns the winner's median measurement
     const auto& [strategy, trial] = first_trial[best.front().config_key];
     layer.tuned_strategy = strategy;
     layer.tuned_at_trial = trial;

@@ -88,6 +88,18 @@ struct Task {
   std::unique_ptr<Strategy> strategy;
 };
 
+// The layer's best configuration and its default's throughput as the history holds them (each
+// configuration's median measurement).
+void take_best_and_default(LayerStatus& layer, const TrialHistory& history) {
+  for (const auto& o : history.observations()) {
+    if (o.config == layer.default_config) layer.default_gops = o.gops;
+  }
+  if (const Observation* best = history.best()) {
+    layer.best_config = best->config;
+    layer.best_gops = best->gops;
+  }
+}
+
 // What the database knows for a target, as the transfer needs it (same operator only).
 std::vector<PriorMeasurement> load_priors(const records::TuningDb& db, const std::string& target_key, OpKind op) {
   records::MeasurementFilter filter;
@@ -156,12 +168,8 @@ SessionEnd TuningSession::run(const std::atomic<bool>* stop, SessionObserver* ob
     layer.trials = task.history.size();
     for (const auto& o : task.history.observations()) {
       if (!o.gops) ++layer.failures;
-      if (o.config == layer.default_config) layer.default_gops = o.gops;
     }
-    if (const Observation* best = task.history.best()) {
-      layer.best_config = best->config;
-      layer.best_gops = best->gops;
-    }
+    take_best_and_default(layer, task.history);
     // The default counts as one more configuration when it lies outside the search space.
     const std::size_t reachable = layer.space_size + (task.space.check(layer.default_config).empty() ? 0 : 1);
     layer.budget = std::min<std::size_t>(options_.trials_per_layer.value_or(reachable), reachable);
@@ -241,17 +249,6 @@ SessionEnd TuningSession::run(const std::atomic<bool>* stop, SessionObserver* ob
     db_.add_measurement(to_measurement_record(result, session_id_, target_key));
     tasks[t].history.add(config, result.ok() ? std::optional<double>(result.gops) : std::nullopt);
     return result;
-  };
-  // The layer's best and default as their confirmed (median) values.
-  auto refresh = [&](std::size_t t) {
-    LayerStatus& layer = layers_[t];
-    for (const auto& o : tasks[t].history.observations()) {
-      if (o.config == layer.default_config) layer.default_gops = o.gops;
-    }
-    if (const Observation* best = tasks[t].history.best()) {
-      layer.best_config = best->config;
-      layer.best_gops = best->gops;
-    }
   };
   try {
     for (;;) {
@@ -354,7 +351,7 @@ SessionEnd TuningSession::run(const std::atomic<bool>* stop, SessionObserver* ob
             end = SessionEnd::interrupted;
             break;
           }
-          refresh(t);
+          take_best_and_default(layers_[t], tasks[t].history);
           update_progress(t);
           if (observer) observer->on_confirm(progress, *result);
         }
