@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -315,15 +316,16 @@ int run_network(const qtune::cli::Args& args) {
   }
   std::cout << "\n";
   // oneDNN's int8 primitives requantize with an fp32 scale; say when the layers ask for more.
-  std::string exact_modes;
+  std::set<std::string_view> exact_modes;
   for (const qtune::Layer& layer : network.layers) {
-    const std::string mode(qtune::to_string(layer.workload.quant.rounding));
-    if (layer.workload.quant.rounding != qtune::RoundingMode::fp32 && exact_modes.find(mode) == std::string::npos)
-      exact_modes += (exact_modes.empty() ? "" : ", ") + mode;
+    if (layer.workload.quant.rounding != qtune::RoundingMode::fp32)
+      exact_modes.insert(qtune::to_string(layer.workload.quant.rounding));
   }
   if (onednn_layers > 0 && !exact_modes.empty()) {
-    std::cout << "note: oneDNN requantizes with an fp32 scale, qtune with the layers' own rounding (" << exact_modes
-              << "): dnn/tun includes that difference; `qtune bench` compares the same math\n";
+    std::cout << "note: oneDNN requantizes with an fp32 scale, qtune with the layers' own rounding (";
+    for (auto it = exact_modes.begin(); it != exact_modes.end(); ++it)
+      std::cout << (it == exact_modes.begin() ? "" : ", ") << *it;
+    std::cout << "): dnn/tun includes that difference; `qtune bench` compares the same math\n";
   }
   if (fallbacks.empty()) {
     std::cout << "every layer ran its own tuned configuration\n";
