@@ -4,10 +4,15 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "conv2d_patches.h"
 #include "conv2d_taps.h"
+#include "thread_pool.h"
 
 namespace qtune::detail {
 namespace {
+
+// im2col rows are padded to a multiple of this many bytes (the k group of the x86 byte kernels).
+constexpr std::int64_t kPatchGroup = 4;
 
 // Upper bound of one im2col block: the patch rows stay within about half an L2 of this class of core.
 constexpr std::int64_t kIm2colBlockBytes = 512 * 1024;
@@ -40,14 +45,22 @@ GemmProblem conv_group_gemm(const Conv2dProblem& p, std::int64_t group, std::int
   return g;
 }
 
-std::int64_t im2col_block_rows(const Conv2dProblem& p) {
+Im2colBlocking im2col_blocking(const Conv2dProblem& p, int threads) {
   const std::int64_t m = p.batch * p.out_h() * p.out_w();
   const std::int64_t k = p.kernel_h * p.kernel_w * (p.in_c / p.groups);
   const std::int64_t cap = std::max<std::int64_t>(64, kIm2colBlockBytes / std::max<std::int64_t>(k, 1));
-  if (m <= cap) return m;
-  const std::int64_t blocks = (m + cap - 1) / cap;
+  std::int64_t blocks = (m + cap - 1) / cap;
+  Im2colBlocking b;
+  // Several threads take whole blocks (patch copy and GEMM) when there are enough rows for a block
+  // of at least one 16-row tile each: the copy is then parallel too, and each thread's patches stay
+  // in its own core's caches. Otherwise one thread copies and the GEMM engine splits the rest.
+  if (threads > 1 && m >= 16 * std::int64_t{threads}) {
+    blocks = (blocks + threads - 1) / threads * threads;
+    b.block_threads = threads;
+  }
   const std::int64_t rows = (m + blocks - 1) / blocks;
-  return (rows + 15) / 16 * 16;  // whole register tiles for every usual mr
+  b.rows = blocks == 1 ? m : (rows + 15) / 16 * 16;  // whole register tiles for every usual mr
+  return b;
 }
 
 std::string check_gemm_conv(const Conv2dProblem& p, const Conv2dConfig& config) {
@@ -57,7 +70,8 @@ std::string check_gemm_conv(const Conv2dProblem& p, const Conv2dConfig& config) 
     if (p.pad_top != 0 || p.pad_bottom != 0 || p.pad_left != 0 || p.pad_right != 0) return "algo gemm_1x1 needs no padding";
     if (p.groups != 1) return "algo gemm_1x1 needs groups 1";
   }
-  const std::int64_t m = config.algo == ConvAlgo::im2col ? im2col_block_rows(p) : p.batch * p.out_h() * p.out_w();
+  const std::int64_t m =
+      config.algo == ConvAlgo::im2col ? im2col_blocking(p, config.gemm.threads).rows : p.batch * p.out_h() * p.out_w();
   std::string why = gemm_check_config(conv_group_gemm(p, 0, m), config.gemm);
   if (!why.empty()) return why;
   if (config.algo == ConvAlgo::indirect) return GemmEngine::check_indirect(config.gemm);
@@ -73,10 +87,31 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
   group_out_ = p.out_c / p.groups;
   k_ = p.kernel_h * p.kernel_w * group_in_;
   out_elem_ = p.out_type == DType::s32 ? 4 : 1;
-  block_rows_ = algo_ == ConvAlgo::im2col ? im2col_block_rows(p) : m_;
+  GemmConfig engine_config = config.gemm;
+  block_rows_ = m_;
+  if (algo_ == ConvAlgo::im2col) {
+    const Im2colBlocking blocking = im2col_blocking(p, config.gemm.threads);
+    block_rows_ = blocking.rows;
+    block_threads_ = blocking.block_threads;
+    if (block_threads_ > 1) engine_config.threads = 1;  // the threads are spent on whole blocks
+  }
+  // im2col rows are K bytes padded to whole 4-byte groups with the zero point, and the weights
+  // get as many zero rows: (za - za) * (0 - zb) adds nothing, and no microkernel meets a ragged
+  // last group (3-channel first layers: K = 27 or 147).
+  patch_ld_ = k_;
+  std::vector<std::int8_t> padded_weights;
+  if (algo_ == ConvAlgo::im2col && k_ % kPatchGroup != 0) {
+    patch_ld_ = (k_ + kPatchGroup - 1) / kPatchGroup * kPatchGroup;
+    const auto row = static_cast<std::size_t>(p.out_c);
+    padded_weights.assign(static_cast<std::size_t>(patch_ld_) * row, 0);
+    std::memcpy(padded_weights.data(), weights, static_cast<std::size_t>(k_) * row);
+    weights = padded_weights.data();
+  }
   for (std::int64_t g = 0; g < p.groups; ++g) {
-    engines_.push_back(std::make_unique<GemmEngine>(conv_group_gemm(p, g, block_rows_), config.gemm,
-                                                    weights + g * group_out_, static_cast<std::size_t>(p.out_c),
+    GemmProblem group_gemm = conv_group_gemm(p, g, block_rows_);
+    group_gemm.k = patch_ld_;
+    engines_.push_back(std::make_unique<GemmEngine>(group_gemm, engine_config, weights + g * group_out_,
+                                                    static_cast<std::size_t>(p.out_c),
                                                     p.has_bias ? bias + g * group_out_ : nullptr));
   }
   if (algo_ == ConvAlgo::indirect) {
@@ -132,39 +167,44 @@ void GemmConv::run_indirect(const std::uint8_t* input, std::uint8_t* output) con
 }
 
 void GemmConv::run_im2col(const std::uint8_t* input, std::uint8_t* output) const {
+  const auto blocks = static_cast<std::size_t>((m_ + block_rows_ - 1) / block_rows_);
+  if (block_threads_ > 1) {
+    ThreadPool::global().parallel_for(blocks, block_threads_, [&](std::size_t block, int) {
+      run_im2col_block(input, static_cast<std::int64_t>(block) * block_rows_, output);
+    });
+    return;
+  }
+  for (std::size_t block = 0; block < blocks; ++block) {
+    run_im2col_block(input, static_cast<std::int64_t>(block) * block_rows_, output);
+  }
+}
+
+void GemmConv::run_im2col_block(const std::uint8_t* input, std::int64_t m0, std::uint8_t* output) const {
   const Conv2dProblem& p = problem_;
-  const auto k = static_cast<std::size_t>(k_), cg = static_cast<std::size_t>(group_in_);
-  const auto za = static_cast<std::uint8_t>(p.a_zero_point);
+  const auto ld = static_cast<std::size_t>(patch_ld_);
   const auto ldc = static_cast<std::size_t>(p.out_c);
-  // Per call (run is const and may be called concurrently): one patch block reused for every block
-  // and group, and for a short last block a scratch C of full block height.
-  std::vector<std::uint8_t> patches(static_cast<std::size_t>(block_rows_) * k);
-  std::vector<std::uint8_t> tail_c;
-  for (std::int64_t m0 = 0; m0 < m_; m0 += block_rows_) {
-    const std::int64_t rows = std::min(block_rows_, m_ - m0);
+  // Per thread (run is const and may be called concurrently, and blocks run on pool threads),
+  // kept across calls so that no call allocates or clears them: the block's patches, and for a
+  // short last block a scratch C of full block height.
+  thread_local std::vector<std::uint8_t> patches, tail_c;
+  patches.resize(static_cast<std::size_t>(block_rows_) * ld);
+  const std::int64_t rows = std::min(block_rows_, m_ - m0);
+  if (rows < block_rows_) tail_c.resize(static_cast<std::size_t>(block_rows_) * ldc * out_elem_);
+  for (std::int64_t g = 0; g < p.groups; ++g) {
+    write_patch_rows(p, g, input, m0, m0 + rows, patches.data(), ld);
     if (rows < block_rows_) {
       // Rows past the end are zero-point patches: valid input for the engine, results discarded.
-      std::fill(patches.begin() + static_cast<std::ptrdiff_t>(rows) * static_cast<std::ptrdiff_t>(k), patches.end(), za);
-      tail_c.resize(static_cast<std::size_t>(block_rows_) * ldc * out_elem_);
+      std::fill(patches.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(rows) * ld),
+                patches.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(block_rows_) * ld),
+                static_cast<std::uint8_t>(p.a_zero_point));
     }
-    for (std::int64_t g = 0; g < p.groups; ++g) {
-      const std::size_t channel0 = static_cast<std::size_t>(g) * cg;
-      for_each_tap(p, m0, m0 + rows, [&](std::int64_t m, std::int64_t tap, std::int64_t offset) {
-        std::uint8_t* dst = patches.data() + static_cast<std::size_t>(m - m0) * k + static_cast<std::size_t>(tap) * cg;
-        if (offset < 0) {
-          std::memset(dst, za, cg);
-        } else {
-          std::memcpy(dst, input + offset + channel0, cg);
-        }
-      });
-      const std::size_t c_offset = static_cast<std::size_t>(g * group_out_) * out_elem_;
-      std::uint8_t* c = rows < block_rows_ ? tail_c.data() : output + static_cast<std::size_t>(m0) * ldc * out_elem_;
-      engines_[static_cast<std::size_t>(g)]->run(GemmASource::dense(patches.data(), k), c + c_offset, ldc);
-    }
-    if (rows < block_rows_) {
-      std::memcpy(output + static_cast<std::size_t>(m0) * ldc * out_elem_, tail_c.data(),
-                  static_cast<std::size_t>(rows) * ldc * out_elem_);
-    }
+    const std::size_t c_offset = static_cast<std::size_t>(g * group_out_) * out_elem_;
+    std::uint8_t* c = rows < block_rows_ ? tail_c.data() : output + static_cast<std::size_t>(m0) * ldc * out_elem_;
+    engines_[static_cast<std::size_t>(g)]->run(GemmASource::dense(patches.data(), ld), c + c_offset, ldc);
+  }
+  if (rows < block_rows_) {
+    std::memcpy(output + static_cast<std::size_t>(m0) * ldc * out_elem_, tail_c.data(),
+                static_cast<std::size_t>(rows) * ldc * out_elem_);
   }
 }
 

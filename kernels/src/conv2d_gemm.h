@@ -20,9 +20,14 @@ namespace qtune::detail {
 // The GEMM problem of group g (per-channel parameters sliced to the group's columns), with M rows.
 GemmProblem conv_group_gemm(const Conv2dProblem& problem, std::int64_t group, std::int64_t m);
 
-// Rows per im2col block: bounded so that the patch buffer stays in the outer caches, balanced so
-// that the last block is not much smaller than the others.
-std::int64_t im2col_block_rows(const Conv2dProblem& problem);
+// The im2col blocks: rows per block, bounded so that the patch buffer stays in the outer caches
+// and balanced so that the last block is not much smaller than the others; with several threads,
+// a block count that is a multiple of the threads, each block copied and multiplied by one thread.
+struct Im2colBlocking {
+  std::int64_t rows = 0;
+  int block_threads = 1;  // > 1: blocks run in parallel, each GEMM on one thread
+};
+Im2colBlocking im2col_blocking(const Conv2dProblem& problem, int threads);
 
 // Why `algo` (a GEMM-based one) cannot run `problem` with `config`, or "".
 std::string check_gemm_conv(const Conv2dProblem& problem, const Conv2dConfig& config);
@@ -37,6 +42,7 @@ class GemmConv {
 
  private:
   void run_im2col(const std::uint8_t* input, std::uint8_t* output) const;
+  void run_im2col_block(const std::uint8_t* input, std::int64_t m0, std::uint8_t* output) const;
   void run_indirect(const std::uint8_t* input, std::uint8_t* output) const;
 
   Conv2dProblem problem_;
@@ -46,6 +52,8 @@ class GemmConv {
   std::vector<std::unique_ptr<GemmEngine>> engines_;  // one per group
   // im2col: every engine has M = block_rows_; the last (shorter) block goes through a scratch C.
   std::int64_t block_rows_ = 0;
+  std::int64_t patch_ld_ = 0;  // im2col: K rounded up to whole 4-byte groups (the engines' K)
+  int block_threads_ = 1;  // im2col_blocking()
   // indirect: per GEMM row, KH*KW entries: the input byte offset of the tap's pixel stored as a
   // pointer value (the engine adds the input address plus the group's channel offset), or the
   // address of zero_row_ for padding taps, which the engine uses as is.
