@@ -34,8 +34,9 @@ RequantPlan RequantPlan::make(const RequantParams& p) {
   plan.channel_count = n;
 
   // Per-tensor: kMaxLanes copies so that a vector load at index 0 sees the value in every lane.
-  // Per-channel: the channels, then kMaxLanes - 1 entries of harmless padding (M = 0, e = 0).
-  const std::size_t size = plan.per_channel ? n + kMaxLanes - 1 : kMaxLanes;
+  // Per-channel: the channels, then kMaxLanes entries of harmless padding (M = 0, e = 0): a load
+  // one channel later (the odd lanes' multipliers, requant_avx512.h) stays in bounds too.
+  const std::size_t size = plan.per_channel ? n + kMaxLanes : kMaxLanes;
   auto resize = [size](auto&... arrays) { (arrays.assign(size, {}), ...); };
   resize(plan.multiplier, plan.left_shift, plan.right_shift, plan.rdpot_mask, plan.rdpot_half,
          plan.arm_round_shift, plan.arm_round_bit, plan.product_shift, plan.product_shift_m1, plan.scale);
@@ -58,6 +59,20 @@ RequantPlan RequantPlan::make(const RequantParams& p) {
     plan.product_shift[i] = 31 - f.shift;
     plan.product_shift_m1[i] = 30 - f.shift;
     plan.scale[i] = c < n ? p.scales_f32[c] : 0.0f;
+  }
+  // Channel c's one-shift constants at [c % 2][c / 2]; per-tensor plans hold copies in both halves.
+  const std::size_t half = plan.per_channel ? (n + 1) / 2 + kMaxLanes / 2 : kMaxLanes / 2;
+  for (int parity = 0; parity < 2; ++parity) {
+    plan.shift_add[parity].assign(half, 0);
+    plan.shift_sub[parity].assign(half, 0);
+    plan.shift_count[parity].assign(half, 31);
+    for (std::size_t j = 0; j < half; ++j) {
+      const std::size_t c = plan.per_channel ? 2 * j + static_cast<std::size_t>(parity) : 0;
+      const std::int64_t r = c < n ? plan.right_shift[c] : 0;
+      plan.shift_add[parity][j] = (std::int64_t{1} << 30) + (r > 0 ? std::int64_t{1} << (30 + r) : 0);
+      plan.shift_sub[parity][j] = p.mode == RoundingMode::tflite && r > 0 ? std::int64_t{1} << 31 : 0;
+      plan.shift_count[parity][j] = 31 + r;
+    }
   }
   return plan;
 }
@@ -82,6 +97,11 @@ RequantConstants RequantPlan::constants() const {
   c.product_shift = product_shift.data();
   c.product_shift_m1 = product_shift_m1.data();
   c.scale = scale.data();
+  for (int parity = 0; parity < 2; ++parity) {
+    c.shift_add[parity] = shift_add[parity].data();
+    c.shift_sub[parity] = shift_sub[parity].data();
+    c.shift_count[parity] = shift_count[parity].data();
+  }
   return c;
 }
 

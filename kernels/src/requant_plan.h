@@ -101,6 +101,12 @@ struct RequantConstants {
   const std::int32_t* product_shift = nullptr;
   const std::int32_t* product_shift_m1 = nullptr;
   const float* scale = nullptr;
+  // 64-bit constants of the one-shift form of tflite and arm (RequantPlan::shift_add), by channel
+  // parity: [c % 2][c / 2] holds channel c's, so that the even and the odd lanes of a vector at
+  // any channel are both contiguous 64-bit loads.
+  const std::int64_t* shift_add[2] = {nullptr, nullptr};
+  const std::int64_t* shift_sub[2] = {nullptr, nullptr};
+  const std::int64_t* shift_count[2] = {nullptr, nullptr};
 
   std::size_t channels() const { return channel_count; }
   std::size_t index(std::size_t c) const { return per_channel ? c : 0; }
@@ -108,7 +114,7 @@ struct RequantConstants {
 
 struct RequantPlan {
   // Padding of every per-channel array: a vector load of kMaxLanes values starting at any
-  // channel index < channels() stays in bounds.
+  // channel index <= channels() stays in bounds.
   static constexpr std::size_t kMaxLanes = 16;
 
   RoundingMode mode = RoundingMode::tflite;
@@ -130,6 +136,12 @@ struct RequantPlan {
   std::vector<std::int32_t> product_shift;     // s = 31 - e in [1, 62]: shift of the 64-bit product
   std::vector<std::int32_t> product_shift_m1;  // s - 1 (upward, tonearest)
   std::vector<float> scale;                    // scales_f32 (fp32)
+  // tflite and arm as one rounding of the 64-bit product p = x * M (x = acc << l): both double
+  // roundings equal (p + add - [p < -2^30] * sub) >> count, with add = 2^30 + (r > 0 ? 2^(30+r) : 0),
+  // sub = (r > 0 ? 2^31 : 0) for tflite (0 for arm: ties up need no correction), count = 31 + r
+  // (docs/requantization.md, "one shift"). Stored by channel parity (RequantConstants), each half
+  // padded for an 8-lane 64-bit load at any channel.
+  std::vector<std::int64_t> shift_add[2], shift_sub[2], shift_count[2];
 
   std::size_t channels() const { return channel_count; }
   // The array index holding channel c's constants (per-tensor plans ignore c).

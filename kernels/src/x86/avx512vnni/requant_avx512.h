@@ -1,7 +1,8 @@
 // AVX-512 requantization of 16 int32 lanes, bit-exact with requantize_reference() for every mode.
 // Header-only: include it only from translation units compiled with the AVX-512 flags
-// (kernels/src/x86/avx512vnni). The math mirrors x86/avx2/requant_avx2.h; AVX-512F has the
-// 64-bit arithmetic shift and min/max that AVX2 must emulate, and masks for ragged edges.
+// (kernels/src/x86/avx512vnni). The single-rounding modes mirror x86/avx2/requant_avx2.h;
+// AVX-512F has the 64-bit arithmetic shift and min/max that AVX2 must emulate, and masks for
+// ragged edges. The 64-bit shift also turns tflite's and arm's two roundings into one (one_shift).
 #pragma once
 
 // GCC 12's avx512fintrin.h builds many unmasked intrinsics on a self-initialised "undefined"
@@ -32,29 +33,6 @@ inline __m512i interleave_low_dwords(__m512i even, __m512i odd) {
   return _mm512_mask_blend_epi32(kOddLanes, even, _mm512_slli_epi64(odd, 32));
 }
 
-// gemmlowp SaturatingRoundingDoublingHighMul per lane (m never INT32_MIN: no saturation case).
-inline __m512i srdhm(__m512i x, __m512i m) {
-  const __m512i nudge = _mm512_set1_epi64(std::int64_t{1} << 30);
-  const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, m), nudge);
-  const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(odd_lanes_down(x), odd_lanes_down(m)), nudge);
-  return _mm512_mask_blend_epi32(kOddLanes, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));
-}
-
-// gemmlowp RoundingDivideByPOT with per-lane r, mask = 2^r - 1, half = mask >> 1.
-inline __m512i rdpot(__m512i t, __m512i r, __m512i mask, __m512i half) {
-  const __m512i remainder = _mm512_and_si512(t, mask);
-  const __m512i threshold = _mm512_sub_epi32(half, _mm512_srai_epi32(t, 31));  // +1 when t < 0
-  const __mmask16 round_up = _mm512_cmpgt_epi32_mask(remainder, threshold);
-  const __m512i shifted = _mm512_srav_epi32(t, r);
-  return _mm512_mask_add_epi32(shifted, round_up, shifted, _mm512_set1_epi32(1));
-}
-
-// srshl by -r: (t >> r) + bit r-1 of t; round_shift = max(r-1, 0), round_bit = (r >= 1).
-inline __m512i rounding_shift_right_half_up(__m512i t, __m512i r, __m512i round_shift, __m512i round_bit) {
-  return _mm512_add_epi32(_mm512_srav_epi32(t, r),
-                          _mm512_and_si512(_mm512_srav_epi32(t, round_shift), round_bit));
-}
-
 // One 64-bit half of the single-rounding modes: floor((floor(p' / 2^(s-1)) + 1) / 2), with the
 // clamp applied to q + 1 in [2 lo, 2 hi + 1] (see the AVX2 header and docs/requantization.md).
 template <bool TiesAwayFromZero>
@@ -79,6 +57,36 @@ inline __m512i single_rounding(__m512i acc, __m512i m, __m512i shift_m1, std::in
   return _mm512_srai_epi32(interleave_low_dwords(even, odd), 1);
 }
 
+// tflite and arm in one rounding of each 64-bit product (RequantPlan::shift_add): the even lanes'
+// products, then the odd lanes', each (p + add - [p < -2^30] * sub) >> count, and the two halves
+// re-interleaved by one masked shuffle. Five instructions per half against the nine of the
+// literal SRDHM + RDPOT, all of whose constants fold into memory operands.
+inline __m512i load8_by_parity(const std::int64_t* const (&by_parity)[2], std::size_t c) {
+  return _mm512_loadu_si512(by_parity[c & 1] + c / 2);
+}
+
+template <bool TiesAwayFromZero>
+inline __m512i one_shift_half(__m512i p, const RequantConstants& plan, std::size_t c) {
+  __m512i q = _mm512_add_epi64(p, load8_by_parity(plan.shift_add, c));
+  if constexpr (TiesAwayFromZero) {
+    const __mmask8 below = _mm512_cmplt_epi64_mask(p, _mm512_set1_epi64(-(std::int64_t{1} << 30)));
+    q = _mm512_mask_sub_epi64(q, below, q, load8_by_parity(plan.shift_sub, c));
+  }
+  return _mm512_srav_epi64(q, load8_by_parity(plan.shift_count, c));
+}
+
+// x (already shifted left by l) for channels [channel, channel + 16); per-tensor plans pass
+// channel 0 for both halves (every entry holds the same constants).
+template <bool TiesAwayFromZero>
+inline __m512i one_shift(__m512i x, const RequantConstants& plan, std::size_t channel) {
+  const std::size_t even = plan.per_channel ? channel : 0, odd = plan.per_channel ? channel + 1 : 0;
+  // Lane 2j + 1 of M at `channel` is the low dword of lane j of an M load one channel later.
+  const __m512i m_even = load16(&plan.multiplier[even]), m_odd = load16(&plan.multiplier[odd]);
+  const __m512i lo = one_shift_half<TiesAwayFromZero>(_mm512_mul_epi32(x, m_even), plan, even);
+  const __m512i hi = one_shift_half<TiesAwayFromZero>(_mm512_mul_epi32(odd_lanes_down(x), m_odd), plan, odd);
+  return _mm512_mask_shuffle_epi32(lo, kOddLanes, hi, _MM_PERM_CCAA);
+}
+
 inline __m512i clamp_epi32(__m512i v, std::int32_t lo, std::int32_t hi) {
   return _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi));
 }
@@ -92,13 +100,7 @@ __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const Re
   const std::size_t i = plan.per_channel ? channel : 0;  // no call into shared inline code (ISA flags)
   __m512i v;
   if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
-    const __m512i t = srdhm(_mm512_sllv_epi32(acc, load16(&plan.left_shift[i])), load16(&plan.multiplier[i]));
-    const __m512i r = load16(&plan.right_shift[i]);
-    if constexpr (Mode == RoundingMode::tflite) {
-      v = rdpot(t, r, load16(&plan.rdpot_mask[i]), load16(&plan.rdpot_half[i]));
-    } else {
-      v = rounding_shift_right_half_up(t, r, load16(&plan.arm_round_shift[i]), load16(&plan.arm_round_bit[i]));
-    }
+    v = one_shift<Mode == RoundingMode::tflite>(_mm512_sllv_epi32(acc, load16(&plan.left_shift[i])), plan, channel);
     v = clamp_epi32(v, plan.lo, plan.hi);
   } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
     v = single_rounding<Mode == RoundingMode::tonearest>(acc, load16(&plan.multiplier[i]),
