@@ -211,6 +211,14 @@ int run_network(const qtune::cli::Args& args) {
   if (threads) {
     for (auto& layer : network.layers) layer.workload.threads = thread_budget;
   }
+  // oneDNN's math for a like-for-like comparison: every layer requantized with its fp32 scale.
+  if (auto r = args.value("rounding")) {
+    const auto mode = qtune::parse_rounding_mode(*r);
+    if (!mode) {
+      throw qtune::cli::UsageError("option --rounding: expected tflite, upward, tonearest, arm or fp32, got '" + *r + "'");
+    }
+    for (auto& layer : network.layers) layer.workload.quant.rounding = *mode;
+  }
   Runtime rt = [&] {
     try {
       return load_runtime(args);
@@ -325,7 +333,7 @@ int run_network(const qtune::cli::Args& args) {
     std::cout << "note: oneDNN requantizes with an fp32 scale, qtune with the layers' own rounding (";
     for (auto it = exact_modes.begin(); it != exact_modes.end(); ++it)
       std::cout << (it == exact_modes.begin() ? "" : ", ") << *it;
-    std::cout << "): dnn/tun includes that difference; `qtune bench` compares the same math\n";
+    std::cout << "): dnn/tun includes that difference; `--rounding fp32` compares the same math\n";
   }
   if (fallbacks.empty()) {
     std::cout << "every layer ran its own tuned configuration\n";
@@ -340,12 +348,16 @@ int run_network(const qtune::cli::Args& args) {
 
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
               "qtune run --workloads FILE [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
-              "[--repetitions N] [--no-store] [--json]",
+              "[--rounding MODE] [--repetitions N] [--no-store] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
                {"db", true, "FILE  tuning database to take the tuned configurations from"},
                {"log", true, "FILE  best-config log (qtune export) to take them from instead"},
                {"target", true, "KEY  use the entries of this target ('current', the default, = this machine)"},
                {"threads", true, "T  thread budget of every layer (default: each layer's own, from the file)"},
+               {"rounding", true,
+                "MODE  requantize every layer in this rounding (fp32: oneDNN's math, a like-for-like comparison; "
+                "default: each layer's own, from the file); tuning of the layer's own rounding applies as its "
+                "nearest tuned shape"},
                {"repetitions", true, "N  timed repetitions per layer and variant; the median is reported (default 5)"},
                {"no-store", false, "with --db: do not store the timings in the database's network_runs table"},
                {"json", false, "one JSON object per line: each layer (type \"layer\"), then the total (type \"total\")"}},
