@@ -16,6 +16,9 @@
 //   void store_s32(int32_t*, Acc, size_t n); void store_u8(uint8_t*, Acc, size_t n);
 //   void store_s8(int8_t*, Acc, size_t n)                 first n <= kLanes lanes
 //   template <RoundingMode> Acc requantize(Acc, const RequantConstants&, size_t channel)
+//   optional: template <RoundingMode> Lanes requant_lanes(const RequantConstants&, size_t channel)
+//             and requantize(Acc, const Lanes&, const RequantConstants&): a vector's constants
+//             loaded once and applied to every row of a tile column
 #pragma once
 
 #include <algorithm>
@@ -222,15 +225,25 @@ struct GemmTileKernel {
     auto* c = static_cast<Out*>(args.c);
     if (args.rows == MR && args.cols == NR) {
       // Whole tiles: each vector is requantized in place and stored at once, column by column,
-      // with lane counts known at compile time. The per-channel constants are reloaded after each
+      // with lane counts known at compile time. Families with RequantLanes load a column's
+      // per-channel constants once, before its stores; otherwise they are reloaded after each
       // store (an 8-bit store may alias them), but as folded memory operands, which costs less
       // than the spills of holding a requantized copy of the tile.
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
         constexpr std::size_t kLanes = T::kLanes;
         const std::size_t first = static_cast<std::size_t>(v) * kLanes;
-        QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-          store_8bit(c + i * args.ldc + first, T::template requantize<Mode>(t.acc[i][v], plan, args.channel + first),
-                     std::min<std::size_t>(kLanes, NR - first));
+        if constexpr (requires { T::template requant_lanes<Mode>(plan, first); }) {
+          const auto lanes = T::template requant_lanes<Mode>(plan, args.channel + first);
+          QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+            store_8bit(c + i * args.ldc + first, T::template requantize<Mode>(t.acc[i][v], lanes, plan),
+                       std::min<std::size_t>(kLanes, NR - first));
+          }
+        } else {
+          QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+            store_8bit(c + i * args.ldc + first,
+                       T::template requantize<Mode>(t.acc[i][v], plan, args.channel + first),
+                       std::min<std::size_t>(kLanes, NR - first));
+          }
         }
       }
       return;

@@ -95,6 +95,18 @@ struct ZmmBase {
   static Acc requantize(Acc x, const RequantConstants& plan, std::size_t channel) {
     return avx512::requantize16<Mode>(x, plan, channel);
   }
+  // A tile column's constants, loaded once for all its rows (gemm_ukernel_template.h). Inlined
+  // always: a call would return the twelve vectors through memory.
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static avx512::RequantLanes<Mode> requant_lanes(const RequantConstants& plan,
+                                                                                std::size_t channel) {
+    return avx512::load_requant_lanes<Mode>(plan, channel);
+  }
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static Acc requantize(Acc x, const avx512::RequantLanes<Mode>& lanes,
+                                                      const RequantConstants& plan) {
+    return avx512::requantize16<Mode>(x, lanes, plan);
+  }
 };
 #endif
 

@@ -46,45 +46,86 @@ inline __m512i single_rounding_half(__m512i p, __m512i shift_m1, __m512i lo2, __
 }
 
 template <bool TiesAwayFromZero>
-inline __m512i single_rounding(__m512i acc, __m512i m, __m512i shift_m1, std::int32_t lo, std::int32_t hi) {
+inline __m512i single_rounding(__m512i acc, __m512i m_even, __m512i m_odd, __m512i shift_even, __m512i shift_odd,
+                               std::int32_t lo, std::int32_t hi) {
   const __m512i lo2 = _mm512_set1_epi64(2 * std::int64_t{lo});
   const __m512i hi2 = _mm512_set1_epi64(2 * std::int64_t{hi} + 1);
-  const __m512i shift_even = _mm512_and_si512(shift_m1, _mm512_set1_epi64(0xFFFFFFFF));
-  const __m512i shift_odd = _mm512_srli_epi64(shift_m1, 32);
-  const __m512i even = single_rounding_half<TiesAwayFromZero>(_mm512_mul_epi32(acc, m), shift_even, lo2, hi2);
-  const __m512i odd = single_rounding_half<TiesAwayFromZero>(
-      _mm512_mul_epi32(odd_lanes_down(acc), odd_lanes_down(m)), shift_odd, lo2, hi2);
+  const __m512i even = single_rounding_half<TiesAwayFromZero>(_mm512_mul_epi32(acc, m_even), shift_even, lo2, hi2);
+  const __m512i odd =
+      single_rounding_half<TiesAwayFromZero>(_mm512_mul_epi32(odd_lanes_down(acc), m_odd), shift_odd, lo2, hi2);
   return _mm512_srai_epi32(interleave_low_dwords(even, odd), 1);
 }
 
-// tflite and arm in one rounding of each 64-bit product (RequantPlan::shift_add): the even lanes'
-// products, then the odd lanes', each (p + add - [p < -2^30] * sub) >> count, and the two halves
-// re-interleaved by one masked shuffle. Five instructions per half against the nine of the
-// literal SRDHM + RDPOT, all of whose constants fold into memory operands.
+// The per-channel constants of 16 consecutive channels (or of the per-tensor channel in every
+// lane), loaded once per tile column and reused for every row: loaded per row they would be
+// reloaded after every 8-bit store (which may alias them) together with their index arithmetic.
+template <RoundingMode Mode>
+struct RequantLanes {
+  // tflite and arm, in one rounding of each 64-bit product (RequantPlan::shift_add): the even
+  // lanes' products, then the odd lanes', each (p + add - [p < -2^30] * sub) >> count.
+  __m512i left_shift, multiplier_even, multiplier_odd;
+  __m512i add_even, add_odd, sub_even, sub_odd, count_even, count_odd;
+  // upward, tonearest: multiplier_even / _odd and the 64-bit shifts s - 1 of each half.
+  __m512i shift_m1_even, shift_m1_odd;
+  __m512 scale;  // fp32
+};
+
 inline __m512i load8_by_parity(const std::int64_t* const (&by_parity)[2], std::size_t c) {
   return _mm512_loadu_si512(by_parity[c & 1] + c / 2);
 }
 
-template <bool TiesAwayFromZero>
-inline __m512i one_shift_half(__m512i p, const RequantConstants& plan, std::size_t c) {
-  __m512i q = _mm512_add_epi64(p, load8_by_parity(plan.shift_add, c));
-  if constexpr (TiesAwayFromZero) {
-    const __mmask8 below = _mm512_cmplt_epi64_mask(p, _mm512_set1_epi64(-(std::int64_t{1} << 30)));
-    q = _mm512_mask_sub_epi64(q, below, q, load8_by_parity(plan.shift_sub, c));
+template <RoundingMode Mode>
+__attribute__((always_inline)) inline RequantLanes<Mode> load_requant_lanes(const RequantConstants& plan,
+                                                                           std::size_t channel) {
+  // Per-tensor plans hold copies of their one channel: index 0 for every lane.
+  const std::size_t even = plan.per_channel ? channel : 0, odd = plan.per_channel ? channel + 1 : 0;
+  RequantLanes<Mode> q{};  // members a mode does not use stay zero (and are optimized away)
+  if constexpr (Mode == RoundingMode::fp32) {
+    q.scale = _mm512_loadu_ps(&plan.scale[even]);
+  } else {
+    // Lane 2j + 1 of M at `channel` is the low dword of lane j of an M load one channel later.
+    q.multiplier_even = load16(&plan.multiplier[even]);
+    q.multiplier_odd = load16(&plan.multiplier[odd]);
   }
-  return _mm512_srav_epi64(q, load8_by_parity(plan.shift_count, c));
+  if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
+    q.left_shift = load16(&plan.left_shift[even]);
+    q.add_even = load8_by_parity(plan.shift_add, even);
+    q.add_odd = load8_by_parity(plan.shift_add, odd);
+    q.count_even = load8_by_parity(plan.shift_count, even);
+    q.count_odd = load8_by_parity(plan.shift_count, odd);
+    if constexpr (Mode == RoundingMode::tflite) {
+      q.sub_even = load8_by_parity(plan.shift_sub, even);
+      q.sub_odd = load8_by_parity(plan.shift_sub, odd);
+    }
+  }
+  if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
+    const __m512i shift_m1 = load16(&plan.product_shift_m1[even]);
+    q.shift_m1_even = _mm512_and_si512(shift_m1, _mm512_set1_epi64(0xFFFFFFFF));
+    q.shift_m1_odd = _mm512_srli_epi64(shift_m1, 32);
+  }
+  return q;
 }
 
-// x (already shifted left by l) for channels [channel, channel + 16); per-tensor plans pass
-// channel 0 for both halves (every entry holds the same constants).
 template <bool TiesAwayFromZero>
-inline __m512i one_shift(__m512i x, const RequantConstants& plan, std::size_t channel) {
-  const std::size_t even = plan.per_channel ? channel : 0, odd = plan.per_channel ? channel + 1 : 0;
-  // Lane 2j + 1 of M at `channel` is the low dword of lane j of an M load one channel later.
-  const __m512i m_even = load16(&plan.multiplier[even]), m_odd = load16(&plan.multiplier[odd]);
-  const __m512i lo = one_shift_half<TiesAwayFromZero>(_mm512_mul_epi32(x, m_even), plan, even);
-  const __m512i hi = one_shift_half<TiesAwayFromZero>(_mm512_mul_epi32(odd_lanes_down(x), m_odd), plan, odd);
-  return _mm512_mask_shuffle_epi32(lo, kOddLanes, hi, _MM_PERM_CCAA);
+inline __m512i one_shift_half(__m512i p, __m512i add, __m512i sub, __m512i count) {
+  __m512i q = _mm512_add_epi64(p, add);
+  if constexpr (TiesAwayFromZero) {
+    const __mmask8 below = _mm512_cmplt_epi64_mask(p, _mm512_set1_epi64(-(std::int64_t{1} << 30)));
+    q = _mm512_mask_sub_epi64(q, below, q, sub);
+  }
+  return _mm512_srav_epi64(q, count);
+}
+
+// tflite (ties away from zero) or arm on x = acc << l: five instructions per half against the
+// nine of the literal SRDHM + RDPOT, the halves re-interleaved by one masked shuffle.
+template <RoundingMode Mode>
+inline __m512i one_shift(__m512i x, const RequantLanes<Mode>& q) {
+  constexpr bool kTiesAway = Mode == RoundingMode::tflite;
+  const __m512i even = one_shift_half<kTiesAway>(_mm512_mul_epi32(x, q.multiplier_even), q.add_even, q.sub_even,
+                                                 q.count_even);
+  const __m512i odd = one_shift_half<kTiesAway>(_mm512_mul_epi32(odd_lanes_down(x), q.multiplier_odd), q.add_odd,
+                                                q.sub_odd, q.count_odd);
+  return _mm512_mask_shuffle_epi32(even, kOddLanes, odd, _MM_PERM_CCAA);
 }
 
 inline __m512i clamp_epi32(__m512i v, std::int32_t lo, std::int32_t hi) {
@@ -96,25 +137,30 @@ inline __m512i clamp_epi32(__m512i v, std::int32_t lo, std::int32_t hi) {
 // Always inlined: as a call it would reload its constants for every vector (observed for the
 // depthwise epilogue), inlined they are loaded once per channel vector and stay in registers.
 template <RoundingMode Mode>
-__attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const RequantConstants& plan, std::size_t channel) {
-  const std::size_t i = plan.per_channel ? channel : 0;  // no call into shared inline code (ISA flags)
+__attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const RequantLanes<Mode>& q,
+                                                           const RequantConstants& plan) {
   __m512i v;
   if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
-    v = one_shift<Mode == RoundingMode::tflite>(_mm512_sllv_epi32(acc, load16(&plan.left_shift[i])), plan, channel);
-    v = clamp_epi32(v, plan.lo, plan.hi);
+    v = clamp_epi32(one_shift<Mode>(_mm512_sllv_epi32(acc, q.left_shift), q), plan.lo, plan.hi);
   } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
-    v = single_rounding<Mode == RoundingMode::tonearest>(acc, load16(&plan.multiplier[i]),
-                                                         load16(&plan.product_shift_m1[i]), plan.lo, plan.hi);
+    v = single_rounding<Mode == RoundingMode::tonearest>(acc, q.multiplier_even, q.multiplier_odd, q.shift_m1_even,
+                                                         q.shift_m1_odd, plan.lo, plan.hi);
   } else {
     static_assert(Mode == RoundingMode::fp32);
     // maxps/minps return the second operand for a NaN first operand (as scalar::fp32);
     // cvtps2dq rounds half to even under the default MXCSR.
-    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(&plan.scale[i]));
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), q.scale);
     f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(static_cast<float>(plan.lo))),
                       _mm512_set1_ps(static_cast<float>(plan.hi)));
     v = _mm512_cvtps_epi32(f);
   }
   return _mm512_add_epi32(v, _mm512_set1_epi32(plan.zero_point));
+}
+
+template <RoundingMode Mode>
+__attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const RequantConstants& plan,
+                                                           std::size_t channel) {
+  return requantize16<Mode>(acc, load_requant_lanes<Mode>(plan, channel), plan);
 }
 
 // ---- masked loads and stores (ragged edges) ---------------------------------------------------
