@@ -252,6 +252,55 @@ TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
   }
 }
 
+// First layers (3 input channels, so K is not a multiple of 4 and a kernel row is one short run of
+// input bytes): im2col over every representative tile and quantization kind, on one thread and
+// on blocks split across threads (uneven block counts leave a short last block), and the default
+// configuration, which picks im2col for them.
+TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
+  const Isa isa = GetParam();
+  const auto tiles = representative_tiles(isa);
+  if (tiles.empty()) GTEST_SKIP() << "no gemm microkernels for isa " << to_string(isa) << " in this build";
+  //                                 n  h   w   c  oc kh kw sh sw dh dw pt pb pl pr g
+  const std::vector<Shape> shapes = {{1, 23, 19, 3, 32, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 1},   // MobileNetV2 Conv, TF SAME
+                                     {1, 21, 22, 3, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},   // ResNet-50 conv1
+                                     {2, 17, 16, 3, 20, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1},   // InceptionV3 stem, batch 2
+                                     {1, 9, 40, 4, 24, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},    // 4 channels, 20-byte runs
+                                     {1, 12, 13, 3, 17, 3, 3, 1, 2, 1, 1, 1, 1, 2, 0, 1}};  // uneven strides and pads
+  int ran = 0;
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
+      const Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 13 + qi));
+      const testing::ConvData d = testing::make_data(p, static_cast<std::uint32_t>(qi));
+      std::vector<std::uint8_t> expected(testing::output_bytes(p));
+      conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
+      Conv2dConfig standard = conv2d_default_config(p);
+      EXPECT_EQ(standard.algo, ConvAlgo::im2col) << testing::describe(p);
+      testing::expect_matches_reference(p, standard, static_cast<std::uint32_t>(qi), &expected);
+      for (const auto& tile : tiles) {
+        for (bool pack_a : {true, false}) {
+          for (int threads : {1, 2, 3}) {
+            Conv2dConfig c;
+            c.algo = ConvAlgo::im2col;
+            c.gemm.isa = isa;
+            c.gemm.mr = tile.mr;
+            c.gemm.nr = tile.nr;
+            c.gemm.pack_a = pack_a;
+            c.gemm.fuse_requant = (qi + threads) % 2 == 0;
+            c.gemm.threads = threads;
+            // In-place A only where the family reads A in place (AVX2 widens A to int16: packed).
+            if (!pack_a && !conv2d_check_config(p, c).empty()) continue;
+            ASSERT_EQ(conv2d_check_config(p, c), "") << testing::describe(c);
+            SCOPED_TRACE(testing::describe(c));
+            testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi), &expected);
+            ++ran;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(ran, static_cast<int>(shapes.size() * quant_kinds().size() * tiles.size() * 3));  // packed A at least
+}
+
 // The default configuration runs every shape of the sweep correctly.
 TEST(Conv2dDefault, MatchesReferenceOnTheSweep) {
   std::vector<Shape> shapes = kGeneralShapes;
