@@ -24,7 +24,13 @@ struct GemmTraits {
   static detail::Adapted<KernelConfig> adapt(const KernelConfig& c, const Problem& p, int threads) {
     return detail::adapt_gemm_config(c, p, threads);
   }
-  static KernelConfig builtin_default(const Problem& p) { return gemm_default_config(p); }
+  // The kernels' default is single-threaded; an untuned layer still gets its thread budget (as
+  // qtune::default_config() gives it), or an application preparing with threads = 2 would get one.
+  static KernelConfig builtin_default(const Problem& p, int threads) {
+    KernelConfig c = gemm_default_config(p);
+    c.threads = threads;
+    return c;
+  }
 };
 
 struct Conv2dTraits {
@@ -38,7 +44,11 @@ struct Conv2dTraits {
   static detail::Adapted<KernelConfig> adapt(const KernelConfig& c, const Problem& p, int threads) {
     return detail::adapt_conv2d_config(c, p, threads);
   }
-  static KernelConfig builtin_default(const Problem& p) { return conv2d_default_config(p); }
+  static KernelConfig builtin_default(const Problem& p, int threads) {
+    KernelConfig c = conv2d_default_config(p);
+    c.gemm.threads = threads;
+    return c;
+  }
 };
 
 template <typename KernelConfig>
@@ -130,9 +140,9 @@ Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const 
     why += "; no runnable tuned shape of the same operator and quantization kind";
   }
 
-  // 3. The kernels' heuristic default for exactly this problem (not snapped into the search
-  // space's coarser blocking grid, which can cost it its register tile).
-  const KernelConfig fallback = Traits::builtin_default(problem);
+  // 3. The kernels' heuristic default for exactly this problem and thread budget (not snapped
+  // into the search space's coarser blocking grid, which can cost it its register tile).
+  const KernelConfig fallback = Traits::builtin_default(problem, threads);
   sel.source = ConfigSource::heuristic;
   sel.config_key = Traits::key(fallback);
   sel.reason = why + "; heuristic default";

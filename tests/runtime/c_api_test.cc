@@ -129,6 +129,31 @@ TEST_F(CApiTest, UntunedConvFallsBackAndIsReported) {
   EXPECT_NE(std::string(qtune_last_error()).find("not a gemm"), std::string::npos);
 }
 
+// With no tuning data a layer runs the heuristic default for its own thread budget: an
+// application that prepares with threads = 2 gets two threads, not the kernels' one-thread default.
+TEST_F(CApiTest, UntunedLayersGetTheDefaultForTheirThreadBudget) {
+  ASSERT_EQ(qtune_runtime_create(&rt), QTUNE_OK);
+  CGemm g(200, 64, 96);
+  for (int threads : {1, 2}) {
+    g.desc.threads = threads;
+    qtune_op* gemm = nullptr;
+    ASSERT_EQ(qtune_gemm_prepare(rt, &g.desc, g.b.data(), g.bias.data(), &gemm), QTUNE_OK) << qtune_last_error();
+    EXPECT_EQ(qtune_op_config_source(gemm), QTUNE_SOURCE_HEURISTIC);
+    GemmProblem shape;  // the default configuration depends on the shape and the CPU only
+    shape.m = g.desc.m;
+    shape.n = g.desc.n;
+    shape.k = g.desc.k;
+    GemmConfig expected = gemm_default_config(shape);
+    expected.threads = threads;
+    EXPECT_EQ(std::string(qtune_op_config_key(gemm)), from_gemm_config(expected).key());
+    std::vector<std::int8_t> got(200 * 64), want(200 * 64);
+    ASSERT_EQ(qtune_gemm_run(gemm, g.a.data(), 96, got.data(), 64), QTUNE_OK) << qtune_last_error();
+    ASSERT_EQ(qtune_gemm_reference(&g.desc, g.a.data(), 96, g.b.data(), g.bias.data(), want.data(), 64), QTUNE_OK);
+    EXPECT_EQ(got, want) << "threads " << threads;
+    qtune_op_destroy(gemm);
+  }
+}
+
 TEST_F(CApiTest, BadFilesAreFileErrors) {
   TempDir dir;
   EXPECT_EQ(qtune_runtime_create_from_file(dir.file("missing.db").c_str(), &rt), QTUNE_ERROR_FILE);
