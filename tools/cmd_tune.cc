@@ -158,7 +158,7 @@ std::vector<qtune::Layer> layers_from_args(const Args& args, std::string& networ
   std::vector<qtune::Layer> layers;
   if (auto file = args.value("workloads")) {
     for (const char* o : {"op", "m", "n", "k", "input", "out-c", "kernel", "stride", "pad", "groups", "dilation",
-                          "a-type", "out-type", "rounding", "per-tensor"}) {
+                          "a-type", "out-type", "per-tensor"}) {
       if (args.value(o)) throw UsageError("give either --workloads FILE or one layer (--op ...), not both (--" + std::string(o) + ")");
     }
     qtune::WorkloadFile loaded;
@@ -169,6 +169,11 @@ std::vector<qtune::Layer> layers_from_args(const Args& args, std::string& networ
     }
     network = loaded.network.empty() ? *file : loaded.network;
     layers = std::move(loaded.layers);
+    // As `qtune run --rounding`: the whole network in one rounding (fp32: oneDNN's math).
+    if (args.value("rounding")) {
+      const qtune::RoundingMode mode = quant_from_args(args).rounding;
+      for (auto& layer : layers) layer.workload.quant.rounding = mode;
+    }
   } else if (args.value("op")) {
     layers.push_back(layer_from_args(args));
   } else {
@@ -210,7 +215,9 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
       {"groups", true, "G  conv2d groups (input channels for depthwise; default 1)"},
       {"a-type", true, "u8|s8  activation type (default u8)"},
       {"out-type", true, "s8|u8|s32  output type (default s8; s32 = no requantization)"},
-      {"rounding", true, "MODE  requantization rounding: tflite, upward, tonearest, arm, fp32 (default tflite)"},
+      {"rounding", true,
+       "MODE  requantization rounding: tflite, upward, tonearest, arm, fp32 (default tflite; with --workloads: "
+       "every layer's, instead of the file's)"},
       {"per-tensor", false, "one output scale per tensor instead of per channel"},
       {"strategy", true, "S  grid, random or model (default model: cost model + simulated annealing)"},
       {"trials", true, "N  trials per layer, counting those already in the database (default 32)"},

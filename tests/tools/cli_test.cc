@@ -156,6 +156,31 @@ TEST_F(Cli, TuneExportImportAndTheCiGate) {
   EXPECT_EQ(qtune("export --db shipped.db --best").out, log) << "export -> import -> export is the identity";
 }
 
+// `--rounding MODE` puts a whole network in one rounding for tune and run alike (fp32: oneDNN's
+// math, so that `qtune run` compares the same computation); the tuning then applies as is.
+TEST_F(Cli, RoundingOptionPutsTheNetworkInOneRounding) {
+  write_workloads("net.json", false);
+  Outcome o = qtune("tune --db fp32.db --workloads net.json --rounding fp32 --trials 2 --confirm 0 --quiet");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  o = qtune("query --db fp32.db");
+  EXPECT_NE(o.out.find("round=fp32"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("round=tflite"), std::string::npos) << o.out;
+
+  o = qtune("run --workloads net.json --db fp32.db --rounding fp32 --repetitions 1 --no-store --json");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("round=fp32"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(R"("source":"tuned")"), std::string::npos) << "the fp32 tuning applies as is:\n" << o.out;
+
+  for (const char* command : {"tune --db x.db --workloads net.json", "run --workloads net.json"}) {
+    o = qtune(cat(command, " --rounding half"));
+    EXPECT_EQ(o.exit_code, 2) << command;
+    EXPECT_NE(o.err.find("option --rounding: expected tflite, upward, tonearest, arm or fp32, got 'half'"),
+              std::string::npos)
+        << o.err;
+  }
+  EXPECT_FALSE(fs::exists(path("x.db"))) << "a usage error must not create the database";
+}
+
 TEST_F(Cli, RerunningASessionContinuesWithoutRemeasuring) {
   tune_tiny("tuning.db", 2);
   const auto lines = [&] {
