@@ -150,6 +150,9 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
   args.pixel_step = static_cast<std::size_t>(p.stride_w) * channels_;
   args.affine_taps = affine_taps.data();
   args.tap_count = tap_count;
+  args.kernel_w = kw_n;
+  args.stride_w = static_cast<std::size_t>(p.stride_w);
+  args.dilation_w = static_cast<std::size_t>(p.dilation_w);
   args.channels = channels_;
   args.channels_padded = channels_padded_;
   args.weights = weights_.data();

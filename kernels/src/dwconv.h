@@ -44,6 +44,7 @@ struct DwRowArgs {
   // rest; bias_term and plan come in their lane order (dw_dot4_channel).
   const std::uint8_t* weights_dot4 = nullptr;
   std::size_t tap_count = 0;
+  std::size_t kernel_w = 0, stride_w = 1, dilation_w = 1;  // taps are [kh][kw], kernel_w per row
   std::size_t channels = 0;             // C_out
   std::size_t channels_padded = 0;      // row stride of `weights`
   const std::int32_t* weights = nullptr;

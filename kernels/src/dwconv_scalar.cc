@@ -11,6 +11,7 @@ namespace {
 struct ScalarTraits {
   static constexpr Isa isa = Isa::scalar;
   static constexpr int kLanes = 1;
+  static constexpr int kVectorRegisters = 0;  // scalar: a vector is one lane, keep the tap loop
   using Vec = std::uint32_t;  // unsigned: the accumulator wraps like the vector adds
 
   static Vec zero() { return 0; }

@@ -4,6 +4,7 @@
 //
 // A traits class T provides:
 //   isa, kLanes, Vec                         the vector of kLanes int32 lanes
+//   kVectorRegisters                         vector registers (0: never keep a row of inputs)
 //   zero()                                   a vector of zeros
 //   load_i32(p)                              kLanes int32 (padded arrays: always in bounds)
 //   load_i32_partial(p, n)                   n <= kLanes int32, never reading past p + n
@@ -85,6 +86,55 @@ struct DwRowKernel {
         }
       }
     }
+    finish<W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+  }
+
+  // Affine tiles of 3-wide kernels with dilation 1 (the depthwise layers of MobileNet-style
+  // networks): tap kw of pixel p reads input pixel p * S + kw of its kernel row, so a kernel row's
+  // (W - 1) * S + 3 input vectors are widened once and each serves up to three taps, where the
+  // tap-by-tap loop widens W * 3 (the widening is a shuffle, on the port the products also use).
+  template <int W, int NV, bool Ragged, int S>
+  static void tile_rows(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0, std::size_t c0,
+                        std::size_t last_lanes) {
+    constexpr int kKernelW = 3, kInputs = (W - 1) * S + kKernelW;
+    Vec acc[W][NV];
+    QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {
+      QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) acc[p][v] = T::zero();
+    }
+    const std::size_t offset = (ow0 - a.affine_begin) * a.pixel_step + c0;
+    const std::size_t input_pixel = a.pixel_step / S;
+    for (std::size_t t = 0; t < a.tap_count; t += kKernelW) {
+      const std::uint8_t* row = a.affine_taps[t] + offset;  // tap kw of this kernel row: + kw pixels
+      const std::int32_t* w_row = a.weights + t * a.channels_padded + c0;
+      QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
+        Vec x[kInputs];
+        QTUNE_DW_UNROLL for (int q = 0; q < kInputs; ++q) {
+          const std::uint8_t* src = row + q * input_pixel + v * kLanes;
+          x[q] = Ragged && v == NV - 1 ? T::template load_x_partial<Signed>(src, last_lanes)
+                                       : T::template load_x<Signed>(src);
+        }
+        QTUNE_DW_UNROLL for (int kw = 0; kw < kKernelW; ++kw) {
+          const Vec w = T::load_i32(w_row + kw * a.channels_padded + v * kLanes);
+          QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::madd_add(acc[p][v], x[p * S + kw], w);
+        }
+      }
+    }
+    finish<W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+  }
+
+  // Whether tile_rows<W, NV, ..., S> applies to the row and its inputs and accumulators fit in
+  // the ISA's vector registers (one channel vector's inputs live at a time).
+  template <int W, int NV, int S>
+  static bool rows_apply(const DwRowArgs& a) {
+    constexpr int kRegisters = W * NV + (W - 1) * S + 3 + 1;
+    return T::kVectorRegisters >= kRegisters && a.kernel_w == 3 && a.dilation_w == 1 && a.stride_w == S &&
+           a.tap_count % 3 == 0;
+  }
+
+  // Adds the bias term and writes the tile (requantized, or int32 to the output or the scratch row).
+  template <int W, int NV, bool Ragged>
+  __attribute__((always_inline)) static void finish(const DwRowArgs& a, const RequantConstants& plan, Vec (&acc)[W][NV],
+                                                    std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
     QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
       const Vec b = T::load_i32(a.bias_term + c0 + v * kLanes);
       QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::add(acc[p][v], b);
@@ -122,14 +172,25 @@ struct DwRowKernel {
     }
   }
 
+  // One tile of NV channel vectors at c: through tile_rows where it applies, else tap by tap.
+  template <int W, int NV, bool Ragged, bool Affine>
+  static void step(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0, std::size_t c,
+                   std::size_t last_lanes) {
+    if constexpr (Affine) {
+      if (rows_apply<W, NV, 1>(a)) return tile_rows<W, NV, Ragged, 1>(a, plan, ow0, c, last_lanes);
+      if (rows_apply<W, NV, 2>(a)) return tile_rows<W, NV, Ragged, 2>(a, plan, ow0, c, last_lanes);
+    }
+    tile<W, NV, Ragged, Affine>(a, plan, ow0, c, last_lanes);
+  }
+
   template <int W, bool Affine>
   static void columns(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
     std::size_t c = 0;
-    for (; c + ChannelTile <= a.channels; c += ChannelTile) tile<W, kVectors, false, Affine>(a, plan, ow0, c, kLanes);
+    for (; c + ChannelTile <= a.channels; c += ChannelTile) step<W, kVectors, false, Affine>(a, plan, ow0, c, kLanes);
     if constexpr (kVectors > 1) {
-      for (; c + kLanes <= a.channels; c += kLanes) tile<W, 1, false, Affine>(a, plan, ow0, c, kLanes);
+      for (; c + kLanes <= a.channels; c += kLanes) step<W, 1, false, Affine>(a, plan, ow0, c, kLanes);
     }
-    if (c < a.channels) tile<W, 1, true, Affine>(a, plan, ow0, c, a.channels - c);
+    if (c < a.channels) step<W, 1, true, Affine>(a, plan, ow0, c, a.channels - c);
   }
 
   static void run(const DwRowArgs& a) {

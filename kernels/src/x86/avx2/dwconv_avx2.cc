@@ -14,6 +14,7 @@ namespace {
 struct Avx2Traits {
   static constexpr Isa isa = Isa::avx2;
   static constexpr int kLanes = 8;
+  static constexpr int kVectorRegisters = 16;
   using Vec = __m256i;
 
   static Vec zero() { return _mm256_setzero_si256(); }

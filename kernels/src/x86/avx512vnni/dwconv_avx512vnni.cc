@@ -15,6 +15,7 @@ struct Avx512Traits {
   // needs, and it is the x86 AVX-512 level qtune detects.
   static constexpr Isa isa = Isa::avx512vnni;
   static constexpr int kLanes = 16;
+  static constexpr int kVectorRegisters = 32;
   using Vec = __m512i;
 
   static Vec zero() { return _mm512_setzero_si512(); }
