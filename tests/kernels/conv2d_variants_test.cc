@@ -85,6 +85,8 @@ const std::vector<Shape> kDepthwiseShapes = {
     {1, 9, 5, 24, 24, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, 24},    // 7x1 depthwise
     {1, 2, 3, 2, 2, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 2},       // padding larger than the kernel
     {1, 5, 9, 150, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 150}, // two 64-channel blocks and a tail
+    {1, 4, 21, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40},   // wide rows: many affine tiles (row reuse)
+    {1, 5, 23, 24, 24, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 24},   // the same at stride 2, TF SAME
 };
 
 // ISAs this build holds GEMM microkernels for (the depthwise families are a subset of them).
