@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Generates workloads/{inception_v3,mobilenet_v2,resnet50}.json: every convolution and
-fully-connected layer of the three quantized networks, in the qtune-workloads/1 form
-(workloads/README.md).
+"""Generates workloads/{inception_v3,mobilenet_v2,resnet50}.json and the int8 variants
+{inception_v3,mobilenet_v2}_int8.json: every convolution and fully-connected layer of the three
+quantized networks, each in the quantization scheme of the deployed model it names (SCHEMES), in
+the qtune-workloads/1 form (workloads/README.md).
 
 The layer lists are written out from the published architectures (see each builder's docstring);
 shapes are propagated from the input resolution so that strides, 'VALID'/'SAME' padding and
 pooling are applied in one place rather than typed by hand. TensorFlow 'SAME' padding is made
 explicit, asymmetric where it is (the extra row/column goes to the bottom/right, as in TF).
-Identical layers (same shape, stride, padding, groups) are merged into one entry with a count;
-the entry keeps the name of the first occurrence.
+A layer's activation zero point follows from what produced its input (an image, a ReLU, or a
+linear output) under the table's scheme; where it differs from the table's default the layer
+says so. Identical layers (same shape, stride, padding, groups and quantization) are merged into
+one entry with a count; the entry keeps the name of the first occurrence.
 
 Usage: tools/gen_workloads.py [--out DIR]   (default: the repository's workloads/)
 """
@@ -38,10 +41,12 @@ class Net:
 
     def __init__(self):
         self.layers = []
+        self.sources = []  # per layer: what produced its input (SOURCES)
 
-    def conv(self, name, hw, c, out_c, kernel, stride=1, padding="SAME", groups=1):
+    def conv(self, name, hw, c, out_c, kernel, stride=1, padding="SAME", groups=1, source="relu"):
         """Adds a conv on an hw=(H, W) x c input; padding 'SAME', 'VALID' or an explicit int
-        (symmetric, PyTorch style). Returns the output (H, W)."""
+        (symmetric, PyTorch style). `source` is what produced the input (see SOURCES). Returns the
+        output (H, W)."""
         (h, w), (kh, kw) = hw, kernel
         if padding == "SAME":
             oh, pt, pb = same_pad(h, kh, stride)
@@ -57,15 +62,24 @@ class Net:
             ("name", name), ("op", "conv2d"), ("input", [1, h, w, c]), ("out_c", out_c),
             ("kernel", [kh, kw]), ("stride", [stride, stride]), ("pad", [pt, pb, pl, pr]),
             ("groups", groups)]))
+        self.sources.append(source)
         return oh, ow
 
-    def fc(self, name, k, n):
+    def fc(self, name, k, n, source="relu"):
         self.layers.append(OrderedDict([("name", name), ("op", "gemm"), ("m", 1), ("n", n), ("k", k)]))
+        self.sources.append(source)
 
-    def merged(self):
-        """Identical layers (everything but the name) merged, first name kept, counts added."""
+    def merged(self, scheme):
+        """The layers in `scheme` (SCHEMES): a layer whose input zero point differs from the
+        table's default says so itself. Identical layers (everything but the name, quantization
+        included) merged, first name kept, counts added."""
+        defaults, input_zero_point_nonzero = SCHEMES[scheme]
         by_key = OrderedDict()
-        for layer in self.layers:
+        for layer, source in zip(self.layers, self.sources):
+            azp = input_zero_point_nonzero(source)
+            if azp != defaults["a_zero_point_nonzero"]:
+                layer = OrderedDict(layer)
+                layer["a_zero_point_nonzero"] = azp
             key = json.dumps({k: v for k, v in layer.items() if k != "name"}, sort_keys=True)
             if key in by_key:
                 by_key[key]["count"] += 1
@@ -88,7 +102,9 @@ def inception_v3():
     are 'VALID'. Spatial sizes: 299 -> 149 -> 147 -> 147 -> (pool) 73 -> 73 -> 71 -> (pool) 35 ->
     17 -> 8 -> (avg pool) 1."""
     n = Net()
-    hw = n.conv("Conv2d_1a_3x3", (299, 299), 3, 32, (3, 3), 2, "VALID")
+    # Every convolution but the first reads ReLU outputs (slim's conv2d default), through the
+    # pools and concatenations of the Mixed blocks; the logits read the average pool of Mixed_7c.
+    hw = n.conv("Conv2d_1a_3x3", (299, 299), 3, 32, (3, 3), 2, "VALID", source="image")
     hw = n.conv("Conv2d_2a_3x3", hw, 32, 32, (3, 3), 1, "VALID")
     hw = n.conv("Conv2d_2b_3x3", hw, 32, 64, (3, 3), 1, "SAME")
     hw = pool_valid(hw)  # MaxPool_3a_3x3
@@ -159,7 +175,9 @@ def mobilenet_v2():
     expand 1x1 (absent in the first block), depthwise 3x3, project 1x1, then Conv_1 (1x1 -> 1280)
     and Logits/Conv2d_1c_1x1 (1x1 conv -> 1001 classes) after the global average pool."""
     n = Net()
-    hw = n.conv("Conv", (224, 224), 3, 32, (3, 3), 2)
+    # Sources: expand (and Conv_1) read a block's linear output (the projection, or the residual
+    # sum); depthwise and project read ReLU6 outputs; the logits read the pooled Conv_1 (ReLU6).
+    hw = n.conv("Conv", (224, 224), 3, 32, (3, 3), 2, source="image")
     c = 32
     # (expansion t, output channels, repeats, first stride) per stage.
     stages = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
@@ -171,13 +189,13 @@ def mobilenet_v2():
             stride = first_stride if r == 0 else 1
             expanded = c * t
             if t != 1:
-                n.conv(f"{name}/expand", hw, c, expanded, (1, 1))
+                n.conv(f"{name}/expand", hw, c, expanded, (1, 1), source="linear")
             out = n.conv(f"{name}/depthwise", hw, expanded, expanded, (3, 3), stride, groups=expanded)
             hw = out
             n.conv(f"{name}/project", hw, expanded, out_c, (1, 1))
             c = out_c
             index += 1
-    n.conv("Conv_1", hw, c, 1280, (1, 1))
+    n.conv("Conv_1", hw, c, 1280, (1, 1), source="linear")
     n.conv("Logits/Conv2d_1c_1x1", (1, 1), 1280, 1001, (1, 1))
     return n
 
@@ -189,7 +207,10 @@ def resnet50():
     pool 3x3/2 pad 1 -> layer1..4 with [3, 4, 6, 3] bottlenecks of widths 64..512 (expansion 4),
     the first block of each layer with a 1x1 downsample projection, then the 2048 -> 1000 fc."""
     n = Net()
-    hw = n.conv("conv1", (224, 224), 3, 64, (7, 7), 2, 3)
+    # Every layer but the stem reads a ReLU output: a bottleneck's conv1 and downsample read the
+    # block input (the previous block's add_relu, or the max pool of the stem's ReLU), conv2 and
+    # conv3 the fused ConvReLU2d before them, fc the average pool of the last add_relu.
+    hw = n.conv("conv1", (224, 224), 3, 64, (7, 7), 2, 3, source="image")
     hw = (valid_out(hw[0] + 2, 3, 2), valid_out(hw[1] + 2, 3, 2))  # maxpool 3x3/2 pad 1: 112 -> 56
     c = 64
     for layer, (width, blocks, stride) in enumerate(((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)), start=1):
@@ -206,27 +227,73 @@ def resnet50():
     return n
 
 
-NETWORKS = {
-    "inception_v3": (inception_v3, "InceptionV3 (TF-slim, 299x299), quantized: every convolution and the "
-                                   "logits layer; auxiliary head excluded (training only)."),
-    "mobilenet_v2": (mobilenet_v2, "MobileNetV2 1.0 (TF-slim, 224x224), quantized: every convolution "
-                                   "(depthwise included) and the logits layer."),
-    "resnet50": (resnet50, "ResNet-50 v1.5 (torchvision, 224x224), quantized: every convolution "
-                           "(downsample projections included) and the fully-connected layer."),
-}
+# What produces a layer's input; it decides the activation zero point under each scheme.
+SOURCES = ("image", "relu", "linear")
 
-# The quantization of the deployed models: u8 activations with a non-zero zero point, symmetric
-# int8 weights with per-channel scales, s8 output, TFLite rounding, one thread.
-DEFAULTS = OrderedDict([("a_type", "u8"), ("out_type", "s8"), ("a_zero_point_nonzero", True),
-                        ("b_zero_point_nonzero", False), ("per_channel", True), ("rounding", "tflite"),
+
+def _zero_unless_after_relu(source):
+    """uint8 with an affine zero point: a ReLU/ReLU6 output has min 0, so its zero point is 0
+    (TF's nudged fake-quant and PyTorch's observers both put 0 on q = 0); the image and linear
+    outputs (projections, residual sums) span negative values and get a non-zero one."""
+    assert source in SOURCES, source
+    return source != "relu"
+
+
+def _always_nonzero(source):
+    """int8 with an affine zero point: a ReLU output [0, max] maps 0 to -128, and the others are
+    asymmetric too, so no layer reads activations with a zero zero point."""
+    assert source in SOURCES, source
+    return True
+
+
+def _defaults(a_type, out_type, a_zp_after_relu, b_zp, per_channel, rounding):
+    return OrderedDict([("a_type", a_type), ("out_type", out_type), ("a_zero_point_nonzero", a_zp_after_relu),
+                        ("b_zero_point_nonzero", b_zp), ("per_channel", per_channel), ("rounding", rounding),
                         ("threads", 1)])
 
 
+# The quantization schemes of the deployed models (workloads/README.md says where each comes
+# from): the table's defaults (with the zero point of a layer reading a ReLU output, the common
+# case) and the activation zero point of each input source. Every table is one thread.
+SCHEMES = {
+    # TFLite uint8 (quantization-aware training, TOCO): u8 activations in and out, u8 weights with
+    # one scale and one zero point per tensor, held as s8 weights with the zero point shifted by
+    # -128 (non-zero), gemmlowp's two-step rounding.
+    "tflite_uint8": (_defaults("u8", "u8", False, True, False, "tflite"), _zero_unless_after_relu),
+    # TFLite full-integer int8 (post-training, TFLiteConverter with Optimize.DEFAULT and int8 in
+    # and out): s8 activations in and out, symmetric per-channel s8 weights, gemmlowp rounding.
+    "tflite_int8": (_defaults("s8", "s8", True, False, True, "tflite"), _always_nonzero),
+    # PyTorch eager-mode quantization with the fbgemm qconfig: u8 activations in and out,
+    # symmetric per-channel s8 weights (zero point 0), requantized with a float multiplier and
+    # round-half-to-even (qtune's fp32).
+    "fbgemm": (_defaults("u8", "u8", False, False, True, "fp32"), _zero_unless_after_relu),
+}
+
+# Each table: (architecture, scheme, description).
+TABLES = {
+    "inception_v3": (inception_v3, "tflite_uint8",
+                     "InceptionV3 (TF-slim, 299x299) as TFLite inception_v3_quant (uint8): every convolution and "
+                     "the logits layer; auxiliary head excluded (training only)."),
+    "inception_v3_int8": (inception_v3, "tflite_int8",
+                          "InceptionV3 (TF-slim, 299x299) as a TFLite full-integer int8 model: every convolution "
+                          "and the logits layer; auxiliary head excluded (training only)."),
+    "mobilenet_v2": (mobilenet_v2, "tflite_uint8",
+                     "MobileNetV2 1.0 (TF-slim, 224x224) as TFLite mobilenet_v2_1.0_224_quant (uint8): every "
+                     "convolution (depthwise included) and the logits layer."),
+    "mobilenet_v2_int8": (mobilenet_v2, "tflite_int8",
+                          "MobileNetV2 1.0 (TF-slim, 224x224) as a TFLite full-integer int8 model: every "
+                          "convolution (depthwise included) and the logits layer."),
+    "resnet50": (resnet50, "fbgemm",
+                 "ResNet-50 v1.5 (torchvision, 224x224) as torchvision.models.quantization.resnet50 (fbgemm): "
+                 "every convolution (downsample projections included) and the fully-connected layer."),
+}
+
+
 def write_network(name, out_dir):
-    builder, description = NETWORKS[name]
+    builder, scheme, description = TABLES[name]
     net = builder()
     doc = OrderedDict([("format", FORMAT), ("network", name), ("description", description),
-                       ("defaults", DEFAULTS), ("layers", net.merged())])
+                       ("defaults", SCHEMES[scheme][0]), ("layers", net.merged(scheme))])
     path = os.path.join(out_dir, name + ".json")
     with open(path, "w") as f:
         f.write("{\n")
@@ -243,7 +310,7 @@ def write_network(name, out_dir):
                 f.write(f"  {json.dumps(key)}: {json.dumps(doc[key])}{sep}\n")
         f.write("}\n")
     total = sum(layer["count"] for layer in doc["layers"])
-    print(f"{path}: {len(doc['layers'])} distinct layers, {total} in the network")
+    print(f"{path}: {scheme}, {len(doc['layers'])} distinct layers, {total} in the network")
 
 
 def main():
@@ -252,7 +319,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(here, "..", "workloads"))
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for name in NETWORKS:
+    for name in TABLES:
         write_network(name, args.out)
 
 

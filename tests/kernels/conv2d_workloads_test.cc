@@ -1,8 +1,9 @@
 // Every layer of the network tables in workloads/ passes the reference check: the real channel
 // counts, kernel shapes, strides, dilations, padding and groups, with the image cut down spatially
 // (keeping how the last window meets the bottom/right padding) so that the suite stays fast.
-// Layers run with the default configuration, and every other one also with the other GEMM-based
-// algorithm, so both im2col and indirect see every kind of layer.
+// Layers run in the quantization their table gives them (the scheme of the deployed model), a
+// few in other kinds, with the default configuration, and every other one also with the other
+// GEMM-based algorithm, so both im2col and indirect see every kind of layer.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -36,7 +37,29 @@ std::int64_t shrink(std::int64_t in, std::int64_t pad_a, std::int64_t pad_b, std
 struct Layer {
   std::string network, name;
   Conv2dProblem problem;
+  testing::ConvQuant quant;  // the table's, for this layer
+  bool a_zero_point_nonzero = true;
 };
+
+DType dtype_field(const nlohmann::json& j) {
+  const auto t = parse_dtype(j.get<std::string>());
+  EXPECT_TRUE(t.has_value()) << j;
+  return t.value_or(DType::u8);
+}
+
+// The quantization fields of `obj` (a table's defaults or a layer's overrides) applied to `layer`.
+void apply_quant(const nlohmann::json& obj, Layer& layer) {
+  if (obj.contains("a_type")) layer.quant.a_type = dtype_field(obj.at("a_type"));
+  if (obj.contains("out_type")) layer.quant.out_type = dtype_field(obj.at("out_type"));
+  if (obj.contains("per_channel")) layer.quant.per_channel = obj.at("per_channel").get<bool>();
+  if (obj.contains("b_zero_point_nonzero")) layer.quant.b_zero_point_nonzero = obj.at("b_zero_point_nonzero").get<bool>();
+  if (obj.contains("a_zero_point_nonzero")) layer.a_zero_point_nonzero = obj.at("a_zero_point_nonzero").get<bool>();
+  if (obj.contains("rounding")) {
+    const auto mode = parse_rounding_mode(obj.at("rounding").get<std::string>());
+    EXPECT_TRUE(mode.has_value()) << obj.at("rounding");
+    layer.quant.rounding = mode.value_or(RoundingMode::tflite);
+  }
+}
 
 std::vector<Layer> load_layers(const std::string& network) {
   std::ifstream in(workloads_dir() + network + ".json");
@@ -46,7 +69,9 @@ std::vector<Layer> load_layers(const std::string& network) {
   EXPECT_EQ(doc.at("format"), "qtune-workloads/1");
   std::vector<Layer> layers;
   for (const auto& l : doc.at("layers")) {
-    Layer layer{network, l.at("name").get<std::string>(), {}};
+    Layer layer{network, l.at("name").get<std::string>(), {}, {}, true};
+    apply_quant(doc.value("defaults", nlohmann::json::object()), layer);
+    apply_quant(l, layer);
     Conv2dProblem& p = layer.problem;
     if (l.at("op") == "gemm") {
       // A fully-connected layer is the 1x1 convolution of a 1x1 image with k channels.
@@ -87,14 +112,15 @@ class Conv2dWorkloadTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(Conv2dWorkloadTest, EveryLayerMatchesReference) {
   const std::vector<Layer> layers = load_layers(GetParam());
   ASSERT_FALSE(layers.empty());
-  // The deployed quantization kind (u8 in, s8 out, per-channel, TFLite rounding), plus a few
-  // layers with the other kinds.
-  const testing::ConvQuant kinds[] = {{DType::u8, DType::s8, true, false, true, RoundingMode::tflite},
-                                      {DType::s8, DType::u8, false, true, true, RoundingMode::fp32},
-                                      {DType::u8, DType::s32, true, true, true, RoundingMode::tflite}};
+  // The table's quantization, and on every fifth layer one of two other kinds.
+  const testing::ConvQuant other_kinds[] = {{DType::s8, DType::u8, false, true, true, RoundingMode::fp32},
+                                            {DType::u8, DType::s32, true, true, true, RoundingMode::tflite}};
   for (std::size_t i = 0; i < layers.size(); ++i) {
     Conv2dProblem p = layers[i].problem;
-    testing::quantize_problem(p, i % 5 == 4 ? kinds[1 + i / 5 % 2] : kinds[0], static_cast<std::uint32_t>(i));
+    const bool table_kind = i % 5 != 4;
+    testing::quantize_problem(p, table_kind ? layers[i].quant : other_kinds[i / 5 % 2], static_cast<std::uint32_t>(i));
+    // Layers reading a ReLU output in a uint8 model: activations with a zero zero point.
+    if (table_kind && !layers[i].a_zero_point_nonzero) p.a_zero_point = 0;
     SCOPED_TRACE(layers[i].network + " " + layers[i].name + ": " + testing::describe(p));
     const testing::ConvData d = testing::make_data(p, static_cast<std::uint32_t>(i));
     std::vector<std::uint8_t> expected(testing::output_bytes(p));
@@ -113,7 +139,8 @@ TEST_P(Conv2dWorkloadTest, EveryLayerMatchesReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Networks, Conv2dWorkloadTest, ::testing::Values("inception_v3", "mobilenet_v2", "resnet50"));
+INSTANTIATE_TEST_SUITE_P(Networks, Conv2dWorkloadTest, ::testing::Values("inception_v3", "inception_v3_int8", "mobilenet_v2",
+                                                                     "mobilenet_v2_int8", "resnet50"));
 
 // The tables hold the layers the networks really have (spot checks of well-known layers).
 TEST(Conv2dWorkloadTables, KnownLayers) {
