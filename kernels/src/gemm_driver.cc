@@ -307,6 +307,8 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       args.partial_stride = partial_stride;
       args.col_terms = col_terms;
       args.col_zb = zb_nonzero ? col_terms + nr_stride : nullptr;
+      args.zb_uniform = problem.b_zero_points.size() == 1;
+      args.zb_all = problem.b_zero_points.front();
       args.output = output;
       args.plan = plan ? &plan_constants : nullptr;
       args.channel = n0 + np * nr;

@@ -102,6 +102,9 @@ struct GemmUkernelArgs {
   const std::int32_t* col_terms = nullptr;  // nr_stride per-column constants of the B panel
   const std::int32_t* col_zb = nullptr;     // nr_stride zb per column; null iff row_terms is null
   const std::int32_t* row_terms = nullptr;  // `rows` values -rowsum(A'); null when every zb == 0
+  // Per-tensor weights: every column's zb is zb_all, so a row's term is one product for the row.
+  bool zb_uniform = false;
+  std::int32_t zb_all = 0;
   UkernelOutput output = UkernelOutput::s32;
   void* c = nullptr;                        // first element of the tile
   std::size_t ldc = 0;                      // row stride of c in elements
