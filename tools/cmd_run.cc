@@ -73,6 +73,7 @@ struct LayerResult {
   double tuned_ns = 0, default_ns = 0;
   std::optional<double> onednn_ns;
   std::string onednn_note;  // implementation, or why the peer was not run
+  bool onednn_dropped = false;  // oneDNN ran the layer without what it cannot express (onednn_note)
 };
 
 std::size_t element_bytes(qtune::DType t) { return t == qtune::DType::s32 ? 4 : 1; }
@@ -109,8 +110,8 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     if (out_tuned != out_default)
       throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
 #ifdef QTUNE_HAVE_ONEDNN
-    if (p.a_type != qtune::DType::u8 || p.out_type == qtune::DType::u8) {
-      r.onednn_note = "not run: the oneDNN matmul peer takes u8 activations and s8/s32 outputs";
+    if (p.a_type != qtune::DType::u8) {
+      r.onednn_note = "not run: the oneDNN matmul peer takes u8 activations";
     } else {
       qtune::peers::OnednnMatmul peer(p.m, p.n, p.k, p.out_type, w.threads);
       r.onednn_note = peer.implementation();
@@ -142,12 +143,15 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   if (out_tuned != out_default)
     throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
 #ifdef QTUNE_HAVE_ONEDNN
-  if (const std::string why = qtune::peers::onednn_conv_unsupported(p); !why.empty()) {
+  std::string dropped;
+  const qtune::Conv2dProblem peer_problem = qtune::peers::onednn_conv_runnable(p, dropped);
+  if (const std::string why = qtune::peers::onednn_conv_unsupported(peer_problem); !why.empty()) {
     r.onednn_note = "not run: " + why;
   } else {
     std::vector<std::uint8_t> out_peer(out_size);
-    qtune::peers::OnednnConv peer(p, weights.data(), bias32.data(), w.threads);
-    r.onednn_note = peer.implementation();
+    qtune::peers::OnednnConv peer(peer_problem, weights.data(), bias32.data(), w.threads);
+    r.onednn_note = peer.implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
+    r.onednn_dropped = !dropped.empty();
     peer.run(input.data(), out_peer.data());  // the first run generates oneDNN's code
     r.onednn_ns = median_ns(repetitions, [&] { peer.run(input.data(), out_peer.data()); });
   }
@@ -246,7 +250,7 @@ int run_network(const qtune::cli::Args& args) {
   }
 
   double total_tuned = 0, total_default = 0, total_onednn = 0, tuned_where_onednn = 0;
-  std::size_t onednn_layers = 0;
+  std::size_t onednn_layers = 0, onednn_dropped_layers = 0;
   const std::string run_uid = qtune::records::new_run_uid();
   std::vector<qtune::records::NetworkRunRecord> run_rows;  // stored with --db, for `qtune report`
   for (const qtune::Layer& layer : network.layers) {
@@ -258,6 +262,7 @@ int run_network(const qtune::cli::Args& args) {
       total_onednn += r.count * *r.onednn_ns;
       tuned_where_onednn += r.count * r.tuned_ns;
       ++onednn_layers;
+      if (r.onednn_dropped) ++onednn_dropped_layers;
     }
     if (json) {
       nlohmann::json line = {{"type", "layer"},
@@ -305,6 +310,7 @@ int run_network(const qtune::cli::Args& args) {
                             {"default_ns", total_default},
                             {"speedup_vs_default", total_default / total_tuned},
                             {"onednn_layers", onednn_layers},
+                            {"onednn_layers_without_weight_zero_points_or_clamp", onednn_dropped_layers},
                             {"onednn_ns", onednn_layers ? nlohmann::json(total_onednn) : nlohmann::json()},
                             {"tuned_ns_where_onednn", tuned_where_onednn},
                             {"speedup_vs_onednn", onednn_layers ? nlohmann::json(total_onednn / tuned_where_onednn)
@@ -334,6 +340,10 @@ int run_network(const qtune::cli::Args& args) {
     for (auto it = exact_modes.begin(); it != exact_modes.end(); ++it)
       std::cout << (it == exact_modes.begin() ? "" : ", ") << *it;
     std::cout << "): dnn/tun includes that difference; `--rounding fp32` compares the same math\n";
+  }
+  if (onednn_dropped_layers > 0) {
+    std::cout << "note: oneDNN ran " << onednn_dropped_layers << " layer(s) without what it cannot express (weight "
+              << "zero points, clamp bounds narrower than the output type): the same work on other values\n";
   }
   if (fallbacks.empty()) {
     std::cout << "every layer ran its own tuned configuration\n";

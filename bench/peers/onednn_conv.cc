@@ -38,6 +38,24 @@ std::string onednn_conv_unsupported(const Conv2dProblem& p) {
   return "";
 }
 
+Conv2dProblem onednn_conv_runnable(const Conv2dProblem& p, std::string& dropped) {
+  Conv2dProblem q = p;
+  dropped.clear();
+  if (std::any_of(p.b_zero_points.begin(), p.b_zero_points.end(), [](std::int32_t zb) { return zb != 0; })) {
+    q.b_zero_points.assign(1, 0);
+    dropped = "weight zero points dropped (oneDNN 2.6 convolutions have none)";
+  }
+  if (p.out_type != DType::s32) {
+    const std::int32_t lo = p.out_type == DType::u8 ? 0 : -128, hi = p.out_type == DType::u8 ? 255 : 127;
+    if (p.requant.qmin != lo || p.requant.qmax != hi) {
+      q.requant.qmin = lo;
+      q.requant.qmax = hi;
+      dropped += std::string(dropped.empty() ? "" : "; ") + "clamp bounds widened to the output type";
+    }
+  }
+  return q;
+}
+
 struct OnednnConv::State {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};

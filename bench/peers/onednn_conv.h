@@ -14,6 +14,12 @@ namespace qtune::peers {
 // "" when OnednnConv can run `problem`, else why not.
 std::string onednn_conv_unsupported(const Conv2dProblem& problem);
 
+// The layer as oneDNN 2.6 can run it, for timing it beside qtune: weight zero points dropped
+// (symmetric weights) and clamp bounds widened to the output type. That changes the values, not
+// the work, so the time is what a user of the library gets for this layer. `dropped` receives
+// what was changed ("" when nothing).
+Conv2dProblem onednn_conv_runnable(const Conv2dProblem& problem, std::string& dropped);
+
 class OnednnConv {
  public:
   // Creates the primitive (oneDNN picks the implementation for this CPU, honouring

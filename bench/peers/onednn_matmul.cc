@@ -22,8 +22,8 @@ OnednnMatmul::OnednnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, DType
     : impl_(std::make_unique<Impl>()) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
-  if (out_type != DType::s8 && out_type != DType::s32) {
-    throw std::invalid_argument("oneDNN matmul peer: out_type must be s8 or s32");
+  if (out_type != DType::s8 && out_type != DType::u8 && out_type != DType::s32) {
+    throw std::invalid_argument("oneDNN matmul peer: out_type must be u8, s8 or s32");
   }
   if (threads < 1) throw std::invalid_argument("oneDNN matmul peer: threads must be >= 1");
   Impl& s = *impl_;
@@ -35,9 +35,10 @@ OnednnMatmul::OnednnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, DType
   // Weights in "any" layout: oneDNN reorders them once into its packed format, as qtune packs B
   // at prepare; the timed run() then reads the packed copy.
   const dnnl::memory::desc weights_any({k, n}, dt::s8, tag::any);
-  const dnnl::memory::desc dst_md({m, n}, out_type == DType::s8 ? dt::s8 : dt::s32, tag::ab);
+  const dt dst_type = out_type == DType::s8 ? dt::s8 : out_type == DType::u8 ? dt::u8 : dt::s32;
+  const dnnl::memory::desc dst_md({m, n}, dst_type, tag::ab);
   dnnl::primitive_attr attr;
-  if (out_type == DType::s8) attr.set_output_scales(0, {0.0005f});
+  if (out_type != DType::s32) attr.set_output_scales(0, {0.0005f});
   const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, weights_any, dst_md), attr, s.engine);
   s.implementation = pd.impl_info_str();
   s.primitive = dnnl::matmul(pd);

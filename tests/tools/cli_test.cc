@@ -181,6 +181,34 @@ TEST_F(Cli, RoundingOptionPutsTheNetworkInOneRounding) {
   EXPECT_FALSE(fs::exists(path("x.db"))) << "a usage error must not create the database";
 }
 
+#ifdef QTUNE_HAVE_ONEDNN
+// Layers in the deployed schemes keep a oneDNN time: a convolution with a weight zero point (which
+// oneDNN 2.6 cannot express) runs in oneDNN with symmetric weights, the same work, and says so; a
+// fully connected layer with u8 output runs in oneDNN's matmul.
+TEST_F(Cli, RunTimesOneDnnOnLayersOfTheDeployedSchemes) {
+  write_file(path("net.json"), R"({"format": "qtune-workloads/1", "network": "deployed",
+    "defaults": {"a_type": "u8", "out_type": "u8", "a_zero_point_nonzero": false,
+                 "b_zero_point_nonzero": true, "per_channel": false, "rounding": "tflite"},
+    "layers": [{"name": "conv", "op": "conv2d", "input": [1, 8, 8, 16], "out_c": 16, "kernel": [3, 3],
+                "pad": [1, 1, 1, 1]},
+               {"name": "fc", "op": "gemm", "m": 1, "n": 24, "k": 64, "b_zero_point_nonzero": false}]})");
+  const Outcome o = qtune("run --workloads net.json --repetitions 1 --json");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::istringstream lines(o.out);
+  std::string line;
+  int layers = 0;
+  while (std::getline(lines, line)) {
+    if (line.find(R"("type":"layer")") == std::string::npos) continue;
+    ++layers;
+    EXPECT_EQ(line.find(R"("onednn_ns":null)"), std::string::npos) << line;
+    if (line.find(R"("layer":"conv")") != std::string::npos) {
+      EXPECT_NE(line.find("weight zero points dropped"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(layers, 2) << o.out;
+}
+#endif
+
 TEST_F(Cli, RerunningASessionContinuesWithoutRemeasuring) {
   tune_tiny("tuning.db", 2);
   const auto lines = [&] {
