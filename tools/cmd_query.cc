@@ -1,5 +1,6 @@
 // `qtune query`: what a tuning database holds (targets, workloads, best configurations), and the
 // CI check that every layer of a network has a tuned, correct configuration for a target.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -8,6 +9,8 @@
 
 #include "cli.h"
 #include "qtune/records/tuning_db.h"
+#include "qtune/search_space/target.h"
+#include "qtune/search_space/target_compatibility.h"
 #include "qtune/search_space/workload.h"
 #include "records_cli.h"
 
@@ -155,9 +158,24 @@ int run_query(const qtune::cli::Args& args) {
   const auto required = args.value("require");
   if (required && (filter.op || filter.shape_contains))
     throw qtune::cli::UsageError("--require checks a whole network; --op and --shape do not apply");
-  const std::string require_target = required ? filter.target_key.value_or(qtune::cli::resolve_target("current")) : "";
+  std::string require_target = required ? filter.target_key.value_or(qtune::cli::resolve_target("current")) : "";
+  // This process's target ('current', the default) takes its nearest compatible target's tuning
+  // when nothing was tuned for exactly it (a pinned CI job, QTUNE_ISAS); a named KEY is exact.
+  const bool this_process = !args.value("target") || *args.value("target") == "current";
   return qtune::cli::run_with_data_errors(args, [&] {
     const TuningDb db = TuningDb::open(db_path, qtune::records::OpenMode::read_only);
+    if (required && this_process) {
+      std::vector<std::string> keys;
+      for (const auto& t : db.targets()) keys.push_back(t.key);
+      if (std::find(keys.begin(), keys.end(), require_target) == keys.end()) {
+        if (const auto neighbour = qtune::nearest_compatible_target(qtune::current_target(), keys)) {
+          std::cerr << "qtune query: nothing was tuned for this process's exact target; checking the nearest "
+                       "compatible target ("
+                    << neighbour->describe() << ")\n";
+          require_target = neighbour->key;
+        }
+      }
+    }
     return required ? require(args, db, require_target, *required) : list(args, db, filter);
   });
 }

@@ -239,6 +239,8 @@ int run_network(const qtune::cli::Args& args) {
     std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
               << "tuning data: " << (source.empty() ? "none (every layer uses the heuristic default)" : source)
               << ", " << rt.tuned_workloads() << " tuned workloads for target\n  " << rt.target_key() << "\n";
+    if (!rt.target_differences().empty())
+      std::cout << "  (the nearest compatible target of this process: " << rt.target_differences() << ")\n";
     if (rt.other_target_entries() > 0)
       std::cout << "  (" << rt.other_target_entries()
                 << " entries of other targets ignored; --target KEY uses them)\n";
@@ -317,6 +319,7 @@ int run_network(const qtune::cli::Args& args) {
                                                                 : nlohmann::json()},
                             {"fallbacks", fallbacks.size()},
                             {"target", rt.target_key()},
+                            {"target_differences", rt.target_differences()},
                             {"stored_run", stored_run.empty() ? nlohmann::json() : nlohmann::json(stored_run)}};
     std::cout << total.dump() << "\n";
     return 0;

@@ -4,12 +4,17 @@
 #include "cli.h"
 #include "qtune/kernels/build_info.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/search_space/target.h"
 
 namespace {
 
 const char* yes_no(bool v) { return v ? "yes" : "no"; }
 
-int run_targets(const qtune::cli::Args&) {
+int run_targets(const qtune::cli::Args& args) {
+  if (args.flag("key")) {
+    std::cout << qtune::current_target().key();  // no newline: meant for $(qtune targets --key)
+    return 0;
+  }
   const auto& f = qtune::cpu_features();
   std::cout << "cpu:        " << f.model << " (" << f.arch << ")\n"
             << "cores:      " << f.logical_cores << " usable by this process\n"
@@ -39,11 +44,13 @@ int run_targets(const qtune::cli::Args&) {
   }
   std::cout << "kernel instruction sets usable here:";
   for (auto isa : f.usable_isas()) std::cout << " " << qtune::to_string(isa);
-  std::cout << "\n";
+  std::cout << "\n\ntarget key (tuning results are recorded under it; another key of this CPU model and\n"
+               "architecture is used as the nearest compatible target when nothing was tuned for this one):\n  "
+            << qtune::current_target().key() << "\n";
   return 0;
 }
 
 }  // namespace
 
-QTUNE_COMMAND("targets", "show the CPU and the instruction sets this process can use", "qtune targets", {},
-              run_targets);
+QTUNE_COMMAND("targets", "show the CPU and the instruction sets this process can use", "qtune targets [--key]",
+              {{"key", false, "print only this process's target key"}}, run_targets);

@@ -1,5 +1,6 @@
 // Building a Runtime: from tuned entries in memory, a tuning database or a JSON-lines log; the
 // tuned table is a hash map from lookup key to the best entry of the runtime's target.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "qtune/runtime/workload_of.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
+#include "qtune/search_space/target_compatibility.h"
 #include "runtime_state.h"
 
 namespace qtune::runtime {
@@ -68,8 +70,30 @@ Runtime::Runtime(Runtime&&) noexcept = default;
 Runtime& Runtime::operator=(Runtime&&) noexcept = default;
 Runtime::~Runtime() = default;
 
+namespace {
+
+// This process's target when some entry was tuned for it, else its nearest compatible target
+// among the entries' (said once through the sink), else this process's own (nothing applies).
+void choose_target(Runtime::State& state, const std::vector<TunedConfig>& entries) {
+  std::vector<std::string> keys;
+  for (const TunedConfig& e : entries) {
+    if (e.target_key == state.target_key) return;
+    if (std::find(keys.begin(), keys.end(), e.target_key) == keys.end()) keys.push_back(e.target_key);
+  }
+  const auto neighbour = nearest_compatible_target(current_target(), keys);
+  if (!neighbour) return;
+  state.target_key = neighbour->key;
+  state.target_differences = neighbour->describe();
+  state.warn_once("target", "nothing was tuned for this process's exact target; using the tuning of the nearest "
+                            "compatible target (" + state.target_differences + "): " + state.target_key);
+}
+
+}  // namespace
+
 Runtime Runtime::from_entries(const std::vector<TunedConfig>& entries, RuntimeOptions options) {
+  const bool this_process = options.target_key.empty();
   auto state = empty_state(options);
+  if (this_process) choose_target(*state, entries);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].target_key != state->target_key) {
       ++state->other_target_entries;
@@ -123,6 +147,7 @@ Runtime Runtime::from_file(const std::string& path, RuntimeOptions options) {
 }
 
 const std::string& Runtime::target_key() const { return state_->target_key; }
+const std::string& Runtime::target_differences() const { return state_->target_differences; }
 std::size_t Runtime::tuned_workloads() const { return state_->entries.size(); }
 std::size_t Runtime::other_target_entries() const { return state_->other_target_entries; }
 

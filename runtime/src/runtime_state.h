@@ -27,6 +27,7 @@ struct TunedEntry {
 struct Runtime::State {
   // --- immutable after loading ---------------------------------------------------------------
   std::string target_key;
+  std::string target_differences;  // from this process's target, when a neighbour's is used
   std::vector<TunedEntry> entries;
   std::unordered_map<std::string, std::size_t> by_lookup_key;               // -> entries index
   std::unordered_map<std::string, std::vector<std::size_t>> by_family;      // family_key -> indices

@@ -168,6 +168,31 @@ TEST_F(DispatchTest, EntriesOfOtherTargetsAreIgnoredUnlessAsked) {
   EXPECT_EQ(there.select_gemm(GemmCase(tuned_gemm).problem, 1).config_key, tuned_gemm_config.key());
 }
 
+// A process pinned to fewer cores (or with QTUNE_ISAS) has another target key than the one that
+// tuned; it uses that tuning as its nearest compatible target and says so once. A target named
+// in the options is used exactly.
+TEST_F(DispatchTest, NearestCompatibleTargetIsUsedWhenTheExactOneHasNothing) {
+  Target all_cores = current_target();
+  all_cores.cores += 1;
+  const std::vector<TunedConfig> entries = {{tuned_gemm.key(), all_cores.key(), tuned_gemm_config.key(), 1.0}};
+  const Runtime rt = Runtime::from_entries(entries, warnings.options());
+  EXPECT_EQ(rt.target_key(), all_cores.key());
+  EXPECT_EQ(rt.target_differences(),
+            "cores " + std::to_string(all_cores.cores) + " -> " + std::to_string(current_target().cores));
+  EXPECT_EQ(rt.tuned_workloads(), 1u);
+  EXPECT_EQ(rt.select_gemm(GemmCase(tuned_gemm).problem, 1).config_key, tuned_gemm_config.key());
+  ASSERT_EQ(warnings.messages.size(), 1u);
+  EXPECT_NE(warnings.messages[0].find("nearest compatible target"), std::string::npos) << warnings.messages[0];
+
+  // The exact target wins when it has entries; a named target is never substituted.
+  const Runtime exact = Runtime::from_entries(
+      {entries[0], {tuned_gemm.key(), current_target_key(), tuned_gemm_config.key(), 2.0}}, warnings.options());
+  EXPECT_EQ(exact.target_key(), current_target_key());
+  EXPECT_EQ(exact.target_differences(), "");
+  const Runtime named = Runtime::from_entries(entries, warnings.options(current_target_key()));
+  EXPECT_EQ(named.tuned_workloads(), 0u);
+}
+
 TEST_F(DispatchTest, ThreadBudgetIsPartOfTheWorkload) {
   const Runtime rt = Runtime::from_entries(
       {{tuned_gemm.key(), current_target_key(), tuned_gemm_config.key(), 1.0}}, warnings.options());

@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -208,6 +209,32 @@ TEST_F(Cli, RunTimesOneDnnOnLayersOfTheDeployedSchemes) {
   EXPECT_EQ(layers, 2) << o.out;
 }
 #endif
+
+// A database tuned with every core still applies to a process pinned to one (taskset) or with
+// fewer instruction sets (QTUNE_ISAS): the nearest compatible target, named once; code of an
+// instruction set the process cannot run is never chosen.
+TEST_F(Cli, PinnedOrRestrictedProcessesUseTheNearestCompatibleTarget) {
+  tune_tiny("tuning.db", 2);
+  write_workloads("net.json", false);
+  if (std::system("taskset -c 0 true >/dev/null 2>&1") == 0 && std::thread::hardware_concurrency() >= 2) {
+    Outcome o = qtune("run --workloads net.json --db tuning.db --repetitions 1 --no-store", "taskset -c 0");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("(the nearest compatible target of this process: cores "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("every layer ran its own tuned configuration"), std::string::npos) << o.out;
+    o = qtune("query --db tuning.db --require net.json", "taskset -c 0");
+    EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+    EXPECT_NE(o.err.find("nearest compatible target"), std::string::npos) << o.err;
+    o = qtune(cat("query --db tuning.db --require net.json --target '", qtune("targets --key", "taskset -c 0").out, "'"));
+    EXPECT_EQ(o.exit_code, 1) << "a named target is exact:\n" << o.out;
+  }
+  const Outcome o = qtune("run --workloads net.json --db tuning.db --repetitions 1 --no-store --json",
+                          "QTUNE_ISAS=scalar,avx2");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find(R"("target_differences":"instruction sets )"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find(R"("config":"isa=avx512)"), std::string::npos)
+      << "no AVX-512 code under QTUNE_ISAS=scalar,avx2:\n" << o.out;
+  EXPECT_NE(o.out.find(R"("config":"isa=)"), std::string::npos) << o.out;
+}
 
 TEST_F(Cli, RerunningASessionContinuesWithoutRemeasuring) {
   tune_tiny("tuning.db", 2);

@@ -45,8 +45,10 @@ using WarningSink = std::function<void(const std::string& message)>;
 WarningSink stderr_warning_sink();
 
 struct RuntimeOptions {
-  // Use the entries of this target key; empty means qtune::current_target().key(). Entries of
-  // other targets are ignored (counted in Runtime::other_target_entries()).
+  // Use the entries of this target key; empty means this process's target
+  // (qtune::current_target()) or, when nothing was tuned for exactly that, its nearest compatible
+  // target (same architecture and CPU model: target_compatibility.h), named once through the
+  // warning sink. Entries of other targets are ignored (counted in Runtime::other_target_entries()).
   std::string target_key;
   // Warnings (each distinct cause once per Runtime); stderr_warning_sink() when empty.
   WarningSink warning_sink;
@@ -81,7 +83,10 @@ class Runtime {
   Runtime& operator=(Runtime&&) noexcept;
   ~Runtime();
 
-  const std::string& target_key() const;
+  const std::string& target_key() const;      // the target whose entries are used
+  // How that target differs from this process's ("" when it is this process's own, or named in
+  // RuntimeOptions), e.g. "cores 2 -> 1".
+  const std::string& target_differences() const;
   std::size_t tuned_workloads() const;       // workloads with a configuration for the target
   std::size_t other_target_entries() const;  // entries ignored because of their target
   void set_warning_sink(WarningSink sink);   // thread-safe
