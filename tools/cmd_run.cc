@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "interleaved_timing.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/network_runs.h"
@@ -39,25 +40,6 @@ using qtune::runtime::ConfigSource;
 using qtune::runtime::Runtime;
 using Clock = std::chrono::steady_clock;
 
-// Median time of one call of `run`, in nanoseconds: three warm-up calls (the fastest of them
-// calibrates, so that one preempted call does not), then `repetitions` repetitions of enough
-// back-to-back calls to last about two milliseconds (short layers would otherwise be timed at
-// the clock's resolution).
-template <typename Run>
-double median_ns(int repetitions, Run&& run) {
-  auto time_calls = [&](int calls) {
-    const auto start = Clock::now();
-    for (int i = 0; i < calls; ++i) run();
-    return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-  };
-  const double fastest = std::min({time_calls(1), time_calls(1), time_calls(1)});
-  const int calls = static_cast<int>(std::clamp(2e6 / std::max(fastest, 1.0), 1.0, 1000.0));
-  std::vector<double> per_call;
-  for (int r = 0; r < repetitions; ++r) per_call.push_back(time_calls(calls) / calls);
-  std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
-  return per_call[per_call.size() / 2];
-}
-
 template <typename T>
 std::vector<T> random_values(std::size_t count, std::mt19937_64& rng) {
   std::vector<T> out(count);
@@ -70,15 +52,21 @@ struct LayerResult {
   int count = 1;
   ConfigSource source = ConfigSource::heuristic;
   std::string config_key, default_config_key, reason;
-  double tuned_ns = 0, default_ns = 0;
-  std::optional<double> onednn_ns;
+  qtune::cli::CaseTiming tuned, untuned;
+  std::optional<qtune::cli::CaseTiming> onednn;
   std::string onednn_note;  // implementation, or why the peer was not run
   bool onednn_dropped = false;  // oneDNN ran the layer without what it cannot express (onednn_note)
+
+  // Tuned against the untuned default: within the measured spread, or one configuration, "same".
+  std::string verdict() const {
+    return config_key == default_config_key ? "same" : qtune::cli::verdict(tuned, untuned);
+  }
 };
 
 std::size_t element_bytes(qtune::DType t) { return t == qtune::DType::s32 ? 4 : 1; }
 
-// One layer: the runtime's choice, the untuned default and oneDNN on the same data.
+// One layer: the runtime's choice, the untuned default and oneDNN on the same data, prepared
+// first and then timed interleaved (time_interleaved).
 LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions) {
   const qtune::Workload& w = layer.workload;
   LayerResult r;
@@ -89,6 +77,16 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   std::mt19937_64 rng(std::hash<std::string>{}(r.workload_key));
   const qtune::Config untuned = qtune::default_config(w, qtune::cpu_features());
   r.default_config_key = untuned.key();
+  std::vector<qtune::cli::TimedCase> cases;  // tuned, default, then oneDNN where it runs
+  const auto time_cases = [&] {
+    const auto timings = qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()));
+    r.tuned = timings[0];
+    r.untuned = timings[1];
+    if (timings.size() > 2) r.onednn = timings[2];
+  };
+  const auto check_agree = [&](const std::vector<std::uint8_t>& tuned, const std::vector<std::uint8_t>& plain) {
+    if (tuned != plain) throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
+  };
 
   if (w.op == qtune::OpKind::gemm) {
     const qtune::GemmProblem p = w.gemm_problem();
@@ -104,22 +102,18 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     r.source = tuned.selection().source;
     r.config_key = tuned.selection().config_key;
     r.reason = tuned.selection().reason;
-    r.tuned_ns = median_ns(repetitions, [&] { tuned.run(a.data(), k, out_tuned.data(), n); });
     const auto plain = qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias32.data());
-    r.default_ns = median_ns(repetitions, [&] { plain.run(a.data(), k, out_default.data(), n); });
-    if (out_tuned != out_default)
-      throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
+    cases.push_back({[&] { tuned.run(a.data(), k, out_tuned.data(), n); }});
+    cases.push_back({[&] { plain.run(a.data(), k, out_default.data(), n); }});
 #ifdef QTUNE_HAVE_ONEDNN
-    if (p.a_type != qtune::DType::u8) {
-      r.onednn_note = "not run: the oneDNN matmul peer takes u8 activations";
-    } else {
-      qtune::peers::OnednnMatmul peer(p.m, p.n, p.k, p.out_type, w.threads);
-      r.onednn_note = peer.implementation();
-      r.onednn_ns = median_ns(repetitions, [&] { peer.run(); });
-    }
+    qtune::peers::OnednnMatmul peer(p.m, p.n, p.k, p.out_type, w.threads, p.a_type);
+    r.onednn_note = peer.implementation();
+    cases.push_back({[&] { peer.run(); }});
 #else
     r.onednn_note = "not run: oneDNN is not part of this build";
 #endif
+    time_cases();
+    check_agree(out_tuned, out_default);
     return r;
   }
 
@@ -131,39 +125,46 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   const std::vector<std::int32_t> bias32(bias.begin(), bias.end());
   const std::size_t out_size =
       static_cast<std::size_t>(p.batch * p.out_h() * p.out_w() * p.out_c) * element_bytes(p.out_type);
-  std::vector<std::uint8_t> out_tuned(out_size), out_default(out_size);
+  std::vector<std::uint8_t> out_tuned(out_size), out_default(out_size), out_peer(out_size);
 
   const auto tuned = rt.prepare_conv2d(p, weights.data(), bias32.data(), w.threads);
   r.source = tuned.selection().source;
   r.config_key = tuned.selection().config_key;
   r.reason = tuned.selection().reason;
-  r.tuned_ns = median_ns(repetitions, [&] { tuned.run(input.data(), out_tuned.data()); });
   const auto plain = qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias32.data());
-  r.default_ns = median_ns(repetitions, [&] { plain.run(input.data(), out_default.data()); });
-  if (out_tuned != out_default)
-    throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
+  cases.push_back({[&] { tuned.run(input.data(), out_tuned.data()); }});
+  cases.push_back({[&] { plain.run(input.data(), out_default.data()); }});
 #ifdef QTUNE_HAVE_ONEDNN
   std::string dropped;
   const qtune::Conv2dProblem peer_problem = qtune::peers::onednn_conv_runnable(p, dropped);
+  std::optional<qtune::peers::OnednnConv> peer;
   if (const std::string why = qtune::peers::onednn_conv_unsupported(peer_problem); !why.empty()) {
     r.onednn_note = "not run: " + why;
   } else {
-    std::vector<std::uint8_t> out_peer(out_size);
-    qtune::peers::OnednnConv peer(peer_problem, weights.data(), bias32.data(), w.threads);
-    r.onednn_note = peer.implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
+    peer.emplace(peer_problem, weights.data(), bias32.data(), w.threads);
+    r.onednn_note = peer->implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
     r.onednn_dropped = !dropped.empty();
-    peer.run(input.data(), out_peer.data());  // the first run generates oneDNN's code
-    r.onednn_ns = median_ns(repetitions, [&] { peer.run(input.data(), out_peer.data()); });
+    peer->run(input.data(), out_peer.data());  // the first run generates oneDNN's code
+    cases.push_back({[&] { peer->run(input.data(), out_peer.data()); }});
   }
 #else
   r.onednn_note = "not run: oneDNN is not part of this build";
 #endif
+  time_cases();
+  check_agree(out_tuned, out_default);
   return r;
 }
 
 std::string ms(double ns) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(3) << ns / 1e6;
+  return out.str();
+}
+
+// Half the interquartile range as a share of the median: "3%".
+std::string spread(const qtune::cli::CaseTiming& t) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(0) << 50 * (t.high_ns - t.low_ns) / t.median_ns << "%";
   return out.str();
 }
 
@@ -189,9 +190,9 @@ void append_network_runs(std::vector<qtune::records::NetworkRunRecord>& rows, co
     out.gops = w.gops() / (ns * 1e-9);
     return out;
   };
-  rows.push_back(row(qtune::records::kImplTuned, r.config_key, r.tuned_ns));
-  rows.push_back(row(qtune::records::kImplDefault, r.default_config_key, r.default_ns));
-  if (r.onednn_ns) rows.push_back(row(qtune::records::kImplOneDnn, "", *r.onednn_ns));
+  rows.push_back(row(qtune::records::kImplTuned, r.config_key, r.tuned.median_ns));
+  rows.push_back(row(qtune::records::kImplDefault, r.default_config_key, r.untuned.median_ns));
+  if (r.onednn) rows.push_back(row(qtune::records::kImplOneDnn, "", r.onednn->median_ns));
 }
 
 Runtime load_runtime(const qtune::cli::Args& args) {
@@ -244,28 +245,41 @@ int run_network(const qtune::cli::Args& args) {
     if (rt.other_target_entries() > 0)
       std::cout << "  (" << rt.other_target_entries()
                 << " entries of other targets ignored; --target KEY uses them)\n";
-    std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms; totals weight "
+    std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms, of tuned, default "
+              << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
+              << "called faster or slower only when the interquartile ranges do not overlap, else same; totals weight "
               << "each layer by its count\n\n"
               << std::left << std::setw(34) << "layer" << std::setw(30) << "shape" << std::right << std::setw(4)
-              << "x" << std::setw(10) << "source" << std::setw(10) << "tuned" << std::setw(10) << "default"
-              << std::setw(10) << "oneDNN" << std::setw(10) << "def/tun" << std::setw(10) << "dnn/tun" << "\n";
+              << "x" << std::setw(10) << "source" << std::setw(10) << "tuned" << std::setw(7) << "+-" << std::setw(10)
+              << "default" << std::setw(10) << "oneDNN" << std::setw(14) << "def/tun" << std::setw(14) << "dnn/tun"
+              << "\n";
   }
 
-  double total_tuned = 0, total_default = 0, total_onednn = 0, tuned_where_onednn = 0;
+  // Totals weight each layer by its count; their quartiles add up the layers' (a conservative spread).
+  qtune::cli::CaseTiming total_tuned{0, 0, 0, repetitions}, total_default{0, 0, 0, repetitions},
+      total_onednn{0, 0, 0, repetitions}, tuned_where_onednn{0, 0, 0, repetitions};
+  const auto accumulate = [](qtune::cli::CaseTiming& total, const qtune::cli::CaseTiming& t, int count) {
+    total.median_ns += count * t.median_ns;
+    total.low_ns += count * t.low_ns;
+    total.high_ns += count * t.high_ns;
+  };
   std::size_t onednn_layers = 0, onednn_dropped_layers = 0;
   const std::string run_uid = qtune::records::new_run_uid();
   std::vector<qtune::records::NetworkRunRecord> run_rows;  // stored with --db, for `qtune report`
   for (const qtune::Layer& layer : network.layers) {
     const LayerResult r = run_layer(rt, layer, repetitions);
     append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network);
-    total_tuned += r.count * r.tuned_ns;
-    total_default += r.count * r.default_ns;
-    if (r.onednn_ns) {
-      total_onednn += r.count * *r.onednn_ns;
-      tuned_where_onednn += r.count * r.tuned_ns;
+    accumulate(total_tuned, r.tuned, r.count);
+    accumulate(total_default, r.untuned, r.count);
+    if (r.onednn) {
+      accumulate(total_onednn, *r.onednn, r.count);
+      accumulate(tuned_where_onednn, r.tuned, r.count);
       ++onednn_layers;
       if (r.onednn_dropped) ++onednn_dropped_layers;
     }
+    const double tuned_ns = r.tuned.median_ns, default_ns = r.untuned.median_ns;
+    const double onednn_ns = r.onednn ? r.onednn->median_ns : 0;  // only read where r.onednn
+    const std::string vs_onednn = r.onednn ? qtune::cli::verdict(r.tuned, *r.onednn) : "-";
     if (json) {
       nlohmann::json line = {{"type", "layer"},
                              {"layer", r.name},
@@ -275,21 +289,26 @@ int run_network(const qtune::cli::Args& args) {
                              {"source", std::string(to_string(r.source))},
                              {"config", r.config_key},
                              {"fallback_reason", r.reason},
-                             {"tuned_ns", r.tuned_ns},
+                             {"tuned_ns", tuned_ns},
+                             {"tuned_quartiles_ns", {r.tuned.low_ns, r.tuned.high_ns}},
                              {"default_config", r.default_config_key},
-                             {"default_ns", r.default_ns},
-                             {"speedup_vs_default", r.default_ns / r.tuned_ns},
-                             {"onednn_ns", r.onednn_ns ? nlohmann::json(*r.onednn_ns) : nlohmann::json()},
+                             {"default_ns", default_ns},
+                             {"default_quartiles_ns", {r.untuned.low_ns, r.untuned.high_ns}},
+                             {"speedup_vs_default", default_ns / tuned_ns},
+                             {"verdict_vs_default", r.verdict()},
+                             {"onednn_ns", r.onednn ? nlohmann::json(onednn_ns) : nlohmann::json()},
+                             {"onednn_quartiles_ns",
+                              r.onednn ? nlohmann::json({r.onednn->low_ns, r.onednn->high_ns}) : nlohmann::json()},
                              {"onednn", r.onednn_note},
-                             {"speedup_vs_onednn",
-                              r.onednn_ns ? nlohmann::json(*r.onednn_ns / r.tuned_ns) : nlohmann::json()}};
+                             {"speedup_vs_onednn", r.onednn ? nlohmann::json(onednn_ns / tuned_ns) : nlohmann::json()},
+                             {"verdict_vs_onednn", vs_onednn}};
       std::cout << line.dump() << "\n";
     } else {
       std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::setw(30) << r.description.substr(0, 29)
                 << std::right << std::setw(4) << r.count << std::setw(10) << to_string(r.source) << std::setw(10)
-                << ms(r.tuned_ns) << std::setw(10) << ms(r.default_ns) << std::setw(10)
-                << (r.onednn_ns ? ms(*r.onednn_ns) : "-") << std::setw(10) << ratio(r.default_ns, r.tuned_ns)
-                << std::setw(10) << (r.onednn_ns ? ratio(*r.onednn_ns, r.tuned_ns) : "-") << "\n";
+                << ms(tuned_ns) << std::setw(7) << spread(r.tuned) << std::setw(10) << ms(default_ns) << std::setw(10)
+                << (r.onednn ? ms(onednn_ns) : "-") << std::setw(14) << ratio(default_ns, tuned_ns) + " " + r.verdict()
+                << std::setw(14) << (r.onednn ? ratio(onednn_ns, tuned_ns) + " " + vs_onednn : "-") << "\n";
     }
     std::cout.flush();
   }
@@ -308,15 +327,19 @@ int run_network(const qtune::cli::Args& args) {
     nlohmann::json total = {{"type", "total"},
                             {"network", network.network},
                             {"layers", network.layers.size()},
-                            {"tuned_ns", total_tuned},
-                            {"default_ns", total_default},
-                            {"speedup_vs_default", total_default / total_tuned},
+                            {"tuned_ns", total_tuned.median_ns},
+                            {"default_ns", total_default.median_ns},
+                            {"speedup_vs_default", total_default.median_ns / total_tuned.median_ns},
+                            {"verdict_vs_default", qtune::cli::verdict(total_tuned, total_default)},
                             {"onednn_layers", onednn_layers},
                             {"onednn_layers_without_weight_zero_points_or_clamp", onednn_dropped_layers},
-                            {"onednn_ns", onednn_layers ? nlohmann::json(total_onednn) : nlohmann::json()},
-                            {"tuned_ns_where_onednn", tuned_where_onednn},
-                            {"speedup_vs_onednn", onednn_layers ? nlohmann::json(total_onednn / tuned_where_onednn)
+                            {"onednn_ns", onednn_layers ? nlohmann::json(total_onednn.median_ns) : nlohmann::json()},
+                            {"tuned_ns_where_onednn", tuned_where_onednn.median_ns},
+                            {"speedup_vs_onednn", onednn_layers ? nlohmann::json(total_onednn.median_ns /
+                                                                                 tuned_where_onednn.median_ns)
                                                                 : nlohmann::json()},
+                            {"verdict_vs_onednn",
+                             onednn_layers ? qtune::cli::verdict(tuned_where_onednn, total_onednn) : "-"},
                             {"fallbacks", fallbacks.size()},
                             {"target", rt.target_key()},
                             {"target_differences", rt.target_differences()},
@@ -324,12 +347,14 @@ int run_network(const qtune::cli::Args& args) {
     std::cout << total.dump() << "\n";
     return 0;
   }
-  std::cout << "\ntotal: tuned " << ms(total_tuned) << " ms, default " << ms(total_default) << " ms ("
-            << ratio(total_default, total_tuned) << " faster tuned)";
+  std::cout << "\ntotal: tuned " << ms(total_tuned.median_ns) << " ms, default " << ms(total_default.median_ns)
+            << " ms (default/tuned " << ratio(total_default.median_ns, total_tuned.median_ns) << ", "
+            << qtune::cli::verdict(total_tuned, total_default) << ")";
   if (onednn_layers > 0) {
-    std::cout << "; oneDNN " << ms(total_onednn) << " ms on the " << onednn_layers << " layer(s) it can run, tuned "
-              << ms(tuned_where_onednn) << " ms on those (oneDNN/tuned " << ratio(total_onednn, tuned_where_onednn)
-              << ")";
+    std::cout << "; oneDNN " << ms(total_onednn.median_ns) << " ms on the " << onednn_layers
+              << " layer(s) it can run, tuned " << ms(tuned_where_onednn.median_ns) << " ms on those (oneDNN/tuned "
+              << ratio(total_onednn.median_ns, tuned_where_onednn.median_ns) << ", "
+              << qtune::cli::verdict(tuned_where_onednn, total_onednn) << ")";
   }
   std::cout << "\n";
   // oneDNN's int8 primitives requantize with an fp32 scale; say when the layers ask for more.

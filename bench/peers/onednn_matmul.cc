@@ -18,7 +18,8 @@ struct OnednnMatmul::Impl {
   int threads = 1;
 };
 
-OnednnMatmul::OnednnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, DType out_type, int threads)
+OnednnMatmul::OnednnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, DType out_type, int threads,
+                           DType a_type)
     : impl_(std::make_unique<Impl>()) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
@@ -26,12 +27,13 @@ OnednnMatmul::OnednnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, DType
     throw std::invalid_argument("oneDNN matmul peer: out_type must be u8, s8 or s32");
   }
   if (threads < 1) throw std::invalid_argument("oneDNN matmul peer: threads must be >= 1");
+  if (a_type != DType::u8 && a_type != DType::s8) throw std::invalid_argument("oneDNN matmul peer: a_type must be u8 or s8");
   Impl& s = *impl_;
   s.threads = threads;
   // oneDNN fixes a primitive's parallelization when it is created, from the OpenMP thread count in
   // force then: set it first, or a primitive made after a 1-thread case runs on one thread.
   omp_set_num_threads(threads);
-  const dnnl::memory::desc src_md({m, k}, dt::u8, tag::ab);
+  const dnnl::memory::desc src_md({m, k}, a_type == DType::u8 ? dt::u8 : dt::s8, tag::ab);
   // Weights in "any" layout: oneDNN reorders them once into its packed format, as qtune packs B
   // at prepare; the timed run() then reads the packed copy.
   const dnnl::memory::desc weights_any({k, n}, dt::s8, tag::any);

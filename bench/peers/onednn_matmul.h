@@ -1,5 +1,5 @@
 // oneDNN's int8 matmul as a same-run peer for `qtune bench` and bench/gemm_bench.cc:
-// u8 (M x K) x s8 (K x N) -> u8 or s8 with an output scale, or -> s32, on oneDNN's best CPU path
+// u8 or s8 (M x K) x s8 (K x N) -> u8 or s8 with an output scale, or -> s32, on oneDNN's best CPU path
 // (DNNL_VERBOSE=1 prints which). Only built when oneDNN is installed (QTUNE_HAVE_ONEDNN).
 #pragma once
 
@@ -16,7 +16,8 @@ class OnednnMatmul {
   // Creates the primitive and its (random) operands, then runs it once: the first execution
   // includes oneDNN's JIT code generation, which must not be timed. out_type is u8, s8 or s32;
   // `threads` is the OpenMP thread count used for every run().
-  OnednnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, DType out_type, int threads);
+  OnednnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, DType out_type, int threads,
+               DType a_type = DType::u8);  // activations u8 or s8
   ~OnednnMatmul();
   OnednnMatmul(const OnednnMatmul&) = delete;
   OnednnMatmul& operator=(const OnednnMatmul&) = delete;

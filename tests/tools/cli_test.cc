@@ -236,6 +236,40 @@ TEST_F(Cli, PinnedOrRestrictedProcessesUseTheNearestCompatibleTarget) {
   EXPECT_NE(o.out.find(R"("config":"isa=)"), std::string::npos) << o.out;
 }
 
+// qtune run times tuned, default and oneDNN interleaved and calls a difference only beyond the
+// measured spread: one configuration is never a win or a loss, and one repetition measures no spread.
+TEST_F(Cli, RunCallsDifferencesOnlyBeyondTheSpread) {
+  tune_tiny("tuning.db", 3);
+  write_workloads("net.json", true);  // one tuned layer, one that runs its default
+  for (int repetitions : {1, 5}) {
+    const Outcome o = qtune(cat("run --workloads net.json --db tuning.db --no-store --json --repetitions ", repetitions));
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    std::istringstream lines(o.out);
+    std::string line;
+    int layers = 0;
+    while (std::getline(lines, line)) {
+      if (line.find(R"("type":"layer")") == std::string::npos) continue;
+      ++layers;
+      EXPECT_NE(line.find(R"("tuned_quartiles_ns":[)"), std::string::npos) << line;
+      const auto field = [&](const std::string& name) {
+        const std::size_t at = line.find("\"" + name + "\":\"");
+        if (at == std::string::npos) return std::string("<missing>");
+        const std::size_t begin = at + name.size() + 4;
+        return line.substr(begin, line.find('"', begin) - begin);
+      };
+      const std::string verdict = field("verdict_vs_default");
+      if (field("config") == field("default_config")) {
+        EXPECT_EQ(verdict, "same") << "one configuration timed twice is never a win or a loss:\n" << line;
+      } else if (repetitions == 1) {
+        EXPECT_EQ(verdict, "-") << line;
+      } else {
+        EXPECT_TRUE(verdict == "faster" || verdict == "same" || verdict == "slower") << line;
+      }
+    }
+    EXPECT_EQ(layers, 2) << o.out;
+  }
+}
+
 TEST_F(Cli, RerunningASessionContinuesWithoutRemeasuring) {
   tune_tiny("tuning.db", 2);
   const auto lines = [&] {

@@ -1,0 +1,57 @@
+#include "interleaved_timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+namespace qtune::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double time_calls(const TimedCase& c, int calls) {
+  const auto start = Clock::now();
+  for (int i = 0; i < calls; ++i) c.run();
+  return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+}
+
+// The value at quantile q of sorted samples (linear interpolation).
+double quantile(const std::vector<double>& sorted, double q) {
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(at);
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+}  // namespace
+
+std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed) {
+  std::vector<int> calls(cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const double fastest = std::min({time_calls(cases[i], 1), time_calls(cases[i], 1), time_calls(cases[i], 1)});
+    calls[i] = static_cast<int>(std::clamp(2e6 / std::max(fastest, 1.0), 1.0, 1000.0));
+  }
+  std::vector<std::vector<double>> per_call(cases.size());
+  std::vector<std::size_t> order(cases.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937 rng(seed);
+  for (int r = 0; r < repetitions; ++r) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i : order) per_call[i].push_back(time_calls(cases[i], calls[i]) / calls[i]);
+  }
+  std::vector<CaseTiming> out(cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    std::sort(per_call[i].begin(), per_call[i].end());
+    out[i] = {quantile(per_call[i], 0.5), quantile(per_call[i], 0.25), quantile(per_call[i], 0.75), repetitions};
+  }
+  return out;
+}
+
+std::string verdict(const CaseTiming& candidate, const CaseTiming& baseline) {
+  if (candidate.repetitions < 3 || baseline.repetitions < 3) return "-";
+  if (candidate.high_ns < baseline.low_ns) return "faster";
+  if (candidate.low_ns > baseline.high_ns) return "slower";
+  return "same";
+}
+
+}  // namespace qtune::cli

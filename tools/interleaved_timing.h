@@ -1,0 +1,33 @@
+// Timing several implementations of one layer so that they can be compared: the repetitions of
+// all cases run interleaved in a random order (a slow phase of a shared machine hits every case
+// alike, as in `qtune bench`), and each case reports its median and spread.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace qtune::cli {
+
+struct TimedCase {
+  std::function<void()> run;  // one call of the implementation
+};
+
+struct CaseTiming {
+  double median_ns = 0;
+  double low_ns = 0, high_ns = 0;  // first and third quartile of the per-call times
+  int repetitions = 0;
+};
+
+// Per case: three warm-up calls (the fastest calibrates how many back-to-back calls make one
+// repetition of about two milliseconds, so that short layers are not timed at the clock's
+// resolution), then `repetitions` repetitions, interleaved across cases in a random order drawn
+// from `seed`.
+std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed);
+
+// "faster", "slower" or "same": `candidate` against `baseline`, different only when their
+// interquartile ranges do not overlap (otherwise the difference is within the measured spread);
+// "-" when either has fewer than three repetitions (no spread measured).
+std::string verdict(const CaseTiming& candidate, const CaseTiming& baseline);
+
+}  // namespace qtune::cli
