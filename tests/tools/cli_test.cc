@@ -261,4 +261,22 @@ TEST_F(Cli, ShardsSplitANetworkAndMergeBackWhole) {
   EXPECT_NE(o.err.find("option --require"), std::string::npos) << o.err;
 }
 
+TEST_F(Cli, MergingAFailedShardThenItsResumptionAddsOnlyTheRest) {
+  write_workloads("net.json", true);
+  const std::string tune = "tune --db shard.db --workloads net.json --shard 0/1 --confirm 0 --quiet";
+  ASSERT_EQ(qtune(cat(tune, " --trials 1")).exit_code, 0);
+  fs::copy_file(path("shard.db"), path("partial.db"));  // what a shard killed early published
+  ASSERT_EQ(qtune(cat(tune, " --trials 3")).exit_code, 0);  // the resubmitted shard resumes
+
+  Outcome o = qtune("merge --into merged.db partial.db --require net.json");
+  EXPECT_EQ(o.exit_code, 0) << "one trial per layer already tunes both:\n" << o.out << o.err;
+  EXPECT_NE(o.out.find("merged partial.db: 2 measurement(s) and 1 session(s) added"), std::string::npos) << o.out;
+  o = qtune("merge --into merged.db shard.db");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("merged shard.db: 4 measurement(s) and 1 session(s) added, 2 already present"), std::string::npos)
+      << o.out;
+  EXPECT_EQ(qtune("export --db merged.db --all").out, qtune("export --db shard.db --all").out)
+      << "the merge of the partial and the resumed shard is the resumed shard";
+}
+
 }  // namespace
