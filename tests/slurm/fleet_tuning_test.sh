@@ -166,6 +166,11 @@ measurements() {  # the measurements of a database, one JSON line each, sorted
 tuned_layers() {  # how many layers of the network a database has tuned for this target
   { "$qtune" query --db "$1" --require "$workloads" || true; } | sed -n '1s/^.*: \([0-9]*\) of [0-9]* layers.*$/\1/p'
 }
+no_temporary_files() {  # publishing renames its temporary copies: none may be left
+  if compgen -G "$1/.*.tmp.*" >/dev/null || compgen -G "$1/shards/.*.tmp.*" >/dev/null; then
+    fail "temporary files left in $1: $(ls -a "$1" "$1/shards")"
+  fi
+}
 distinct_layers=7  # tiny_workloads.json: eight layers, two of them identical
 
 # --- 1. four shards, merged ---------------------------------------------------------------------
@@ -186,7 +191,7 @@ merged=$scratch/run1/merged.db
 [ "$(integrity "$merged")" = ok ] || fail "merged.db: integrity_check: $(integrity "$merged")"
 "$qtune" query --db "$merged" --require "$workloads" || fail "the merged database does not have every layer"
 [ "$(trials "$merged")" -eq $((distinct_layers * 3)) ] || fail "merged.db: $(trials "$merged") trials, expected $((distinct_layers * 3))"
-ls "$scratch/run1/shards" | grep -q tmp && fail "a temporary file was left in the results folder"
+no_temporary_files "$scratch/run1"
 log "run 1: merged database complete (every layer tuned once, integrity ok)"
 
 # --- 2. a shard killed mid-way, merged partially, resubmitted -----------------------------------
@@ -202,7 +207,7 @@ count=0
 until ((count > 0)); do
   ((SECONDS < deadline)) || fail "shard 1 measured nothing within 60 s"
   sleep 0.1
-  live=$(ls "$TMPDIR"/qtune-shard-1-of-2.db.*/shard-1-of-2.db 2>/dev/null | head -n 1 || true)
+  live=$(compgen -G "$TMPDIR/qtune-shard-1-of-2.db.*/shard-1-of-2.db" | head -n 1 || true)
   [ -n "$live" ] || continue
   count=$(sql "$live" 'SELECT count(*) FROM measurements' 2>/dev/null || echo 0)
 done
@@ -228,7 +233,6 @@ if "$qtune" query --db "$results/merged.db" --require "$workloads" >/dev/null; t
   fail "query --require passes on the partial merge"
 fi
 
-first_array=$array
 submit --shards 2 --results "$results" --tune-args "$tune_args" --array 1
 log "run 2: resubmitted shard 1 (array job $array), merge job $merge"
 state=$(wait_job "$merge" 150)
@@ -247,5 +251,6 @@ planned=$(sed -n 's/^tuning .* up to \([0-9]*\) new trials.*$/\1/p' "$resumed_lo
   fail "the resumed shard planned '$planned' new trials, expected $((shard1_layers * 10 - partial_trials)) (it did not continue from the $partial_trials done)"
 "$qtune" query --db "$results/merged.db" --require "$workloads" || fail "the merged database is incomplete after the resubmission"
 [ "$(integrity "$results/merged.db")" = ok ] || fail "merged.db: integrity_check failed"
+no_temporary_files "$results"
 log "run 2: resumed shard 1 kept its $partial_trials earlier trial(s) and planned $planned more; merged database complete"
 log "PASS"
