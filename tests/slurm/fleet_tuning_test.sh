@@ -9,7 +9,7 @@
 #   tests/slurm/fleet_tuning_test.sh QTUNE_BIN     (ctest: label slurm)
 #
 # Exits 77 (ctest SKIP_RETURN_CODE) when a cluster cannot be started here: not root, slurm-wlm or
-# munge missing, or the test's ports (16817, 16818) taken. The daemons it starts (slurmctld,
+# munge missing, the host name not resolvable, or the test's ports (16817, 16818) taken. The daemons it starts (slurmctld,
 # slurmd, and munged when none was running) are stopped by PID at the end.
 set -euo pipefail
 
@@ -30,6 +30,10 @@ for tool in slurmctld slurmd sbatch squeue scontrol scancel sinfo munge unmunge;
   command -v "$tool" >/dev/null || skip "$tool is not installed (scripts/setup.sh installs slurm-wlm and munge)"
 done
 [ -x /usr/sbin/munged ] || skip "/usr/sbin/munged is not installed (scripts/setup.sh installs munge)"
+command -v sqlite3 >/dev/null || command -v python3 >/dev/null ||
+  skip "neither sqlite3 nor python3 is installed to check the databases (scripts/setup.sh installs sqlite3)"
+getent hosts "$(hostname -s)" >/dev/null ||
+  skip "this host's name '$(hostname -s)' does not resolve: slurmctld and slurmd could not find each other"
 for port in $ctld_port $slurmd_port; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then skip "port $port is in use (another Slurm cluster?)"; fi
 done
