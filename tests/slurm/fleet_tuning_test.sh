@@ -9,8 +9,9 @@
 #   tests/slurm/fleet_tuning_test.sh QTUNE_BIN     (ctest: label slurm)
 #
 # Exits 77 (ctest SKIP_RETURN_CODE) when a cluster cannot be started here: not root, slurm-wlm or
-# munge missing, the host name not resolvable, or the test's ports (16817, 16818) taken. The daemons it starts (slurmctld,
-# slurmd, and munged when none was running) are stopped by PID at the end.
+# munge missing, the host name not resolvable, or the test's ports (16817, 16818) taken. The
+# daemons it starts (slurmctld, slurmd, and munged when none was running) are stopped by PID at
+# the end. QTUNE_SLURM_TEST_KEEP=1 keeps its scratch folder (logs, databases) for a look.
 set -euo pipefail
 
 qtune=${1:?usage: fleet_tuning_test.sh QTUNE_BIN}
