@@ -12,6 +12,9 @@ packages=(
   # headers and link library even though qtune only uses the CPU engine.
   ocl-icd-opencl-dev
   g++-aarch64-linux-gnu qemu-user
+  # Fleet tuning (scripts/slurm): tests/slurm starts a one-node Slurm cluster and checks the
+  # databases it produces with the sqlite3 shell.
+  slurm-wlm munge sqlite3
 )
 # The aarch64 cross build (preset aarch64, tests under qemu) links Google Benchmark for arm64 from
 # Debian's multiarch archive; the host and arm64 packages install side by side.

@@ -117,14 +117,7 @@ int list(const qtune::cli::Args& args, const TuningDb& db, const MeasurementFilt
 
 int require(const qtune::cli::Args& args, const TuningDb& db, const std::string& target, const std::string& file) {
   const qtune::WorkloadFile network = qtune::load_workload_file(file);
-  struct Missing {
-    std::string name, key, description;
-  };
-  std::vector<Missing> missing;
-  for (const auto& layer : network.layers) {
-    const std::string key = layer.workload.key();
-    if (!db.best(key, target)) missing.push_back({layer.name, key, layer.workload.describe()});
-  }
+  const auto missing = qtune::cli::missing_layers(db, target, network);
   const std::size_t layers = network.layers.size();
   if (args.flag("json")) {
     nlohmann::json out = {{"database", db.path()},     {"network", network.network},
@@ -138,7 +131,7 @@ int require(const qtune::cli::Args& args, const TuningDb& db, const std::string&
               << " have a tuned correct configuration for target " << target << "\n";
     if (!missing.empty()) {
       std::cout << "missing:\n";
-      for (const auto& m : missing) std::cout << "  " << padded(m.name, 24) << padded(m.description, 34) << m.key << "\n";
+      qtune::cli::print_missing_layers(std::cout, missing);
     }
   }
   return missing.empty() ? 0 : 1;

@@ -18,6 +18,7 @@
 #include "qtune/tuner/progress_printer.h"
 #include "qtune/tuner/session.h"
 #include "qtune/tuner/session_summary.h"
+#include "qtune/tuner/shard_partition.h"
 #include "records_cli.h"
 
 namespace {
@@ -225,6 +226,8 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
       {"time-budget", true, "SECONDS  stop starting new trials after this long"},
       {"early-stop", true, "N  end a layer's search after N trials without a new best"},
       {"threads", true, "T  thread budget of every layer (part of the workload's identity)"},
+      {"shard", true, "I/N  tune only shard I (0..N-1) of N: the distinct layers split by operations x trials, the same "
+                      "split on every machine (fleet tuning; join the databases with qtune merge)"},
       {"seed", true, "N  seed of the search (default 1)"},
       {"remeasure", false, "measure again configurations the database already has"},
       {"confirm", true, "N  after the search, measure each layer's N leading configurations and the default until each has 3 "
@@ -258,6 +261,30 @@ int run_tune(const Args& args) {
   options.transfer = !args.flag("no-transfer");
   options.command_line = command_line(args, tune_options());
 
+  // The split is made before the database is opened, from the whole network only, so that every
+  // machine of a fleet computes the same one whatever its database holds.
+  std::vector<qtune::Layer> to_tune = layers;
+  std::string shard_text;
+  if (const auto shard_option = args.value("shard")) {
+    qtune::ShardSpec shard;
+    try {
+      shard = qtune::parse_shard_spec(*shard_option);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("option --shard: ") + e.what());
+    }
+    shard_text = "shard " + *shard_option;
+    const double trials = static_cast<double>(options.trials_per_layer.value_or(1));
+    to_tune = qtune::shard_layers(layers, shard, trials);
+    const std::size_t distinct = qtune::merge_identical_layers(layers).size();
+    if (to_tune.empty()) {
+      std::cout << shard_text << ": no layers (" << shard.count << " shards for " << distinct
+                << " distinct layers); nothing to tune\n";
+      return 0;
+    }
+    if (!args.flag("quiet"))
+      std::cerr << shard_text << ": " << to_tune.size() << " of " << distinct << " distinct layers\n";
+  }
+
   return qtune::cli::run_with_data_errors(args, [&] {
     auto db = qtune::records::TuningDb::open(db_path, qtune::records::OpenMode::create);
     db.set_validators(qtune::cli::search_space_validators());
@@ -266,7 +293,7 @@ int run_tune(const Args& args) {
     g_stop_requested.store(false);
     SigintGuard sigint;  // before the measurer forks its worker
     qtune::IsolatedMeasurer measurer;
-    qtune::TuningSession session(layers, db, measurer, options, target);
+    qtune::TuningSession session(to_tune, db, measurer, options, target);
 
     const bool quiet = args.flag("quiet");
     const auto style = quiet ? qtune::ProgressStyle::quiet
@@ -280,6 +307,7 @@ int run_tune(const Args& args) {
 
     std::cout << "\n";
     if (!network.empty()) std::cout << "network " << network << ", ";
+    if (!shard_text.empty()) std::cout << shard_text << ", ";
     std::cout << "session " << session.session_id().value_or(0) << " (" << qtune::to_string(end) << ") on "
               << target.cpu << ", strategy " << strategy << "\n\n";
     qtune::print_summary(std::cout, session.layers());
@@ -294,5 +322,5 @@ QTUNE_COMMAND("tune", "tune layers on this CPU into the tuning database (resumab
               "qtune tune --db FILE (--workloads FILE | --op gemm --m M --n N --k K | --op conv2d --input N,H,W,C "
               "--out-c K [--kernel 3x3] [--stride S] [--pad P] [--groups G]) [--strategy grid|random|model] "
               "[--trials N | --total-trials N] [--time-budget SECONDS] [--early-stop N] [--threads T] [--seed N] "
-              "[--remeasure] [--confirm N] [--quiet]",
+              "[--shard I/N] [--remeasure] [--confirm N] [--quiet]",
               tune_options(), run_tune);

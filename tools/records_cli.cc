@@ -1,6 +1,7 @@
 #include "records_cli.h"
 
 #include <iostream>
+#include <ostream>
 #include <stdexcept>
 
 #include "qtune/records/errors.h"
@@ -22,6 +23,23 @@ std::string resolve_target(const std::string& value) {
 std::optional<std::string> resolve_target_option(const Args& args) {
   if (auto value = args.value("target")) return resolve_target(*value);
   return std::nullopt;
+}
+
+std::vector<MissingLayer> missing_layers(const records::TuningDb& db, const std::string& target_key,
+                                         const WorkloadFile& network) {
+  std::vector<MissingLayer> missing;
+  for (const auto& layer : network.layers) {
+    const std::string key = layer.workload.key();
+    if (!db.best(key, target_key)) missing.push_back({layer.name, key, layer.workload.describe()});
+  }
+  return missing;
+}
+
+void print_missing_layers(std::ostream& out, const std::vector<MissingLayer>& missing) {
+  const auto padded = [](const std::string& text, std::size_t width) {
+    return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+  };
+  for (const auto& m : missing) out << "  " << padded(m.name, 24) << padded(m.description, 34) << m.key << "\n";
 }
 
 int run_with_data_errors(const Args& args, const std::function<int()>& body) {

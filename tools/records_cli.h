@@ -4,11 +4,15 @@
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli.h"
+#include "qtune/records/tuning_db.h"
 #include "qtune/runtime/key_validators.h"
+#include "qtune/search_space/workload.h"
 
 namespace qtune::cli {
 
@@ -19,6 +23,16 @@ using runtime::search_space_validators;
 // "current" -> this machine's target key; any other value must parse as a target key.
 std::string resolve_target(const std::string& value);
 std::optional<std::string> resolve_target_option(const Args& args);  // --target, when given
+
+// The layers of a network without a tuned correct configuration for a target: what the CI gate
+// (`query --require`) and `merge --require` report.
+struct MissingLayer {
+  std::string name, key, description;
+};
+std::vector<MissingLayer> missing_layers(const records::TuningDb& db, const std::string& target_key,
+                                         const WorkloadFile& network);
+// One line per missing layer: name, short description, workload key.
+void print_missing_layers(std::ostream& out, const std::vector<MissingLayer>& missing);
 
 // Runs a command body, turning records/log errors into "qtune <cmd>: <message>" and exit 1.
 int run_with_data_errors(const Args& args, const std::function<int()>& body);

@@ -321,4 +321,76 @@ TEST_F(Cli, BadFilesAreClearErrorsThatChangeNothing) {
   EXPECT_NE(o.err.find("skipped"), std::string::npos) << o.err;
 }
 
+TEST_F(Cli, ShardsSplitANetworkAndMergeBackWhole) {
+  write_workloads("net.json", true);  // two layers
+  const std::string tune = "tune --workloads net.json --trials 2 --confirm 0 --quiet";
+
+  // Bad shards are usage errors naming the problem, and create no database.
+  for (const char* bad : {"4/4", "-1/2", "1/0", "x/y", "2"}) {
+    const Outcome o = qtune(cat(tune, " --db bad.db --shard ", bad));
+    EXPECT_EQ(o.exit_code, 2) << bad;
+    EXPECT_NE(o.err.find(cat("option --shard: shard '", bad, "'")), std::string::npos) << o.err;
+  }
+  EXPECT_FALSE(fs::exists(path("bad.db")));
+
+  // More shards than layers: the empty ones say so, exit 0 and create nothing.
+  Outcome o = qtune(cat(tune, " --db empty.db --shard 2/3"));
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("shard 2/3: no layers (3 shards for 2 distinct layers); nothing to tune"), std::string::npos)
+      << o.out;
+  EXPECT_FALSE(fs::exists(path("empty.db")));
+
+  // Two shards tune one layer each; the merge has both, and reports per target what is missing.
+  for (int shard : {0, 1}) {
+    o = qtune(cat(tune, " --db shard", shard, ".db --shard ", shard, "/2"));
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find(cat("shard ", shard, "/2, session")), std::string::npos) << o.out;
+  }
+  const auto tuned = [&](const std::string& db) { return qtune(cat("query --db ", db, " --require net.json")); };
+  o = tuned("shard0.db");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.out.find("1 of 2 layers"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("fc_untuned"), std::string::npos) << "shard 0 has the larger layer, fc, only:\n" << o.out;
+  o = tuned("shard1.db");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.out.find("missing:\n  fc "), std::string::npos) << "shard 1 has fc_untuned only:\n" << o.out;
+
+  o = qtune("merge --into merged.db shard0.db --require net.json");
+  EXPECT_EQ(o.exit_code, 1) << "a layer is still missing";
+  EXPECT_NE(o.out.find("1 of 2 layers of tiny have a tuned correct configuration for target arch="), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("missing:\n  fc_untuned"), std::string::npos) << o.out;
+
+  o = qtune("merge --into merged.db shard0.db shard1.db --require net.json");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("merged shard0.db: 0 measurement(s) and 0 session(s) added, 2 already present"),
+            std::string::npos) << "merging again adds nothing:\n" << o.out;
+  EXPECT_NE(o.out.find("2 of 2 layers"), std::string::npos) << o.out;
+  EXPECT_EQ(tuned("merged.db").exit_code, 0);
+  const std::string all = qtune("export --db merged.db --all").out;
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 4) << "2 layers x 2 trials, none twice:\n" << all;
+
+  o = qtune("merge --into merged.db shard0.db --require missing.json");
+  EXPECT_EQ(o.exit_code, 2) << "a bad --require file is a usage error, before anything is merged";
+  EXPECT_NE(o.err.find("option --require"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, MergingAFailedShardThenItsResumptionAddsOnlyTheRest) {
+  write_workloads("net.json", true);
+  const std::string tune = "tune --db shard.db --workloads net.json --shard 0/1 --confirm 0 --quiet";
+  ASSERT_EQ(qtune(cat(tune, " --trials 1")).exit_code, 0);
+  fs::copy_file(path("shard.db"), path("partial.db"));  // what a shard killed early published
+  ASSERT_EQ(qtune(cat(tune, " --trials 3")).exit_code, 0);  // the resubmitted shard resumes
+
+  Outcome o = qtune("merge --into merged.db partial.db --require net.json");
+  EXPECT_EQ(o.exit_code, 0) << "one trial per layer already tunes both:\n" << o.out << o.err;
+  EXPECT_NE(o.out.find("merged partial.db: 2 measurement(s) and 1 session(s) added"), std::string::npos) << o.out;
+  o = qtune("merge --into merged.db shard.db");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("merged shard.db: 4 measurement(s) and 1 session(s) added, 2 already present"), std::string::npos)
+      << o.out;
+  EXPECT_EQ(qtune("export --db merged.db --all").out, qtune("export --db shard.db --all").out)
+      << "the merge of the partial and the resumed shard is the resumed shard";
+}
+
 }  // namespace
