@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -41,6 +42,25 @@ std::string cat(const Parts&... parts) {
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
+}
+
+// The per-layer lines of `qtune run --json`.
+std::vector<std::string> run_layer_lines(const std::string& out) {
+  std::vector<std::string> layers;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(R"("type":"layer")") != std::string::npos) layers.push_back(line);
+  }
+  return layers;
+}
+
+// The value of a string field of one JSON line ("<missing>" when it has none).
+std::string string_field(const std::string& line, const std::string& name) {
+  const std::string quoted = cat("\"", name, "\":\"");
+  const std::size_t at = line.find(quoted);
+  if (at == std::string::npos) return "<missing>";
+  const std::size_t begin = at + quoted.size();
+  return line.substr(begin, line.find('"', begin) - begin);
 }
 
 // Each test works in its own fresh directory.
@@ -195,18 +215,14 @@ TEST_F(Cli, RunTimesOneDnnOnLayersOfTheDeployedSchemes) {
                {"name": "fc", "op": "gemm", "m": 1, "n": 24, "k": 64, "b_zero_point_nonzero": false}]})");
   const Outcome o = qtune("run --workloads net.json --repetitions 1 --json");
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  std::istringstream lines(o.out);
-  std::string line;
-  int layers = 0;
-  while (std::getline(lines, line)) {
-    if (line.find(R"("type":"layer")") == std::string::npos) continue;
-    ++layers;
+  const auto layers = run_layer_lines(o.out);
+  EXPECT_EQ(layers.size(), 2u) << o.out;
+  for (const std::string& line : layers) {
     EXPECT_EQ(line.find(R"("onednn_ns":null)"), std::string::npos) << line;
-    if (line.find(R"("layer":"conv")") != std::string::npos) {
-      EXPECT_NE(line.find("weight zero points dropped"), std::string::npos) << line;
+    if (string_field(line, "layer") == "conv") {
+      EXPECT_NE(string_field(line, "onednn").find("weight zero points dropped"), std::string::npos) << line;
     }
   }
-  EXPECT_EQ(layers, 2) << o.out;
 }
 #endif
 
@@ -244,21 +260,12 @@ TEST_F(Cli, RunCallsDifferencesOnlyBeyondTheSpread) {
   for (int repetitions : {1, 5}) {
     const Outcome o = qtune(cat("run --workloads net.json --db tuning.db --no-store --json --repetitions ", repetitions));
     ASSERT_EQ(o.exit_code, 0) << o.err;
-    std::istringstream lines(o.out);
-    std::string line;
-    int layers = 0;
-    while (std::getline(lines, line)) {
-      if (line.find(R"("type":"layer")") == std::string::npos) continue;
-      ++layers;
+    const auto layers = run_layer_lines(o.out);
+    EXPECT_EQ(layers.size(), 2u) << o.out;
+    for (const std::string& line : layers) {
       EXPECT_NE(line.find(R"("tuned_quartiles_ns":[)"), std::string::npos) << line;
-      const auto field = [&](const std::string& name) {
-        const std::size_t at = line.find("\"" + name + "\":\"");
-        if (at == std::string::npos) return std::string("<missing>");
-        const std::size_t begin = at + name.size() + 4;
-        return line.substr(begin, line.find('"', begin) - begin);
-      };
-      const std::string verdict = field("verdict_vs_default");
-      if (field("config") == field("default_config")) {
+      const std::string verdict = string_field(line, "verdict_vs_default");
+      if (string_field(line, "config") == string_field(line, "default_config")) {
         EXPECT_EQ(verdict, "same") << "one configuration timed twice is never a win or a loss:\n" << line;
       } else if (repetitions == 1) {
         EXPECT_EQ(verdict, "-") << line;
@@ -266,7 +273,6 @@ TEST_F(Cli, RunCallsDifferencesOnlyBeyondTheSpread) {
         EXPECT_TRUE(verdict == "faster" || verdict == "same" || verdict == "slower") << line;
       }
     }
-    EXPECT_EQ(layers, 2) << o.out;
   }
 }
 
