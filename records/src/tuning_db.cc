@@ -9,6 +9,7 @@
 
 #include "database_file.h"
 #include "fingerprint.h"
+#include "qtune/json_input/bounded_parse.h"
 #include "qtune/records/best_selection.h"
 #include "qtune/records/record_check.h"
 #include "qtune/records/timestamp.h"
@@ -89,7 +90,15 @@ MeasurementRecord read_measurement(const sqlite::Statement& s) {
   r.error_kind = s.column_text(14);
   r.error_message = s.column_text(15);
   const std::string settings = s.column_text(16);
-  if (!settings.empty()) r.settings = nlohmann::json::parse(settings);
+  if (!settings.empty()) {
+    try {
+      r.settings = json_input::parse_bounded(settings);
+    } catch (const json_input::JsonInputError& e) {
+      // Written by hand or by another program: say which row instead of failing deep in a report.
+      throw DbError(DbError::Kind::corrupt, "measurement " + std::to_string(r.id) + ": the settings column is not "
+                                            "readable JSON (" + e.what() + ")");
+    }
+  }
   r.timestamp = s.column_text(17);
   r.qtune_version = s.column_text(18);
   r.source = parse_measurement_source(s.column_text(19));

@@ -37,6 +37,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qtune/json_input/bounded_parse.h"
+
 #include "qtune/search_space/workload.h"
 
 namespace qtune {
@@ -246,8 +248,8 @@ WorkloadFile load_workload_file(const std::string& path) {
   if (!in) throw std::invalid_argument(path + ": cannot open the workload file");
   json doc;
   try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
+    doc = qtune::json_input::parse_bounded(in);
+  } catch (const qtune::json_input::JsonInputError& e) {
     throw std::invalid_argument(path + ": not valid JSON: " + e.what());
   }
   return parse_workload_json(doc, path);
