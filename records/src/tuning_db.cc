@@ -13,6 +13,7 @@
 #include "qtune/records/best_selection.h"
 #include "qtune/records/record_check.h"
 #include "qtune/records/timestamp.h"
+#include "session_lock.h"
 #include "sqlite_handle.h"
 
 namespace qtune::records {
@@ -129,6 +130,7 @@ struct TuningDb::Impl {
   OpenMode mode = OpenMode::read_only;
   int schema_version = 0;
   KeyValidators validators;
+  std::unique_ptr<SessionLock> session_lock;  // held from this process's first session on
 
   void require_writable() const {
     if (mode == OpenMode::read_only) throw DbError(DbError::Kind::io, path + ": opened read-only");
@@ -285,6 +287,17 @@ std::int64_t TuningDb::begin_session(const SessionInfo& info) {
     } catch (const std::exception& e) {
       throw std::invalid_argument(std::string("invalid session: field 'target': ") + e.what());
     }
+  }
+  if (!impl_->session_lock) {
+    // Sessions left 'running' by killed processes end as 'interrupted' once no session is alive
+    // (session_lock.h); done before this session's row exists, so it can never be marked itself.
+    impl_->session_lock = std::make_unique<SessionLock>(impl_->path);
+    if (impl_->session_lock->no_session_alive()) {
+      sqlite::WriteTransaction transaction(impl_->connection);
+      impl_->connection.exec("UPDATE sessions SET status = 'interrupted' WHERE status = 'running'");
+      transaction.commit();
+    }
+    impl_->session_lock->hold_shared();
   }
   sqlite::WriteTransaction transaction(impl_->connection);
   std::optional<std::int64_t> target;
