@@ -12,6 +12,8 @@ packages=(
   # headers and link library even though qtune only uses the CPU engine.
   ocl-icd-opencl-dev
   g++-aarch64-linux-gnu qemu-user
+  # The fuzz build (preset fuzz): clang with libFuzzer and the sanitizer runtimes.
+  clang libclang-rt-14-dev
 )
 # The aarch64 cross build (preset aarch64, tests under qemu) links Google Benchmark for arm64 from
 # Debian's multiarch archive; the host and arm64 packages install side by side.
