@@ -3,6 +3,12 @@
 
 set(QTUNE_WARNINGS -Wall -Wextra -Werror)
 set(QTUNE_SANITIZER_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+if(QTUNE_FUZZ)
+  # libFuzzer's coverage instrumentation in every qtune library; the fuzz targets link its driver.
+  list(PREPEND QTUNE_SANITIZER_FLAGS -fsanitize=fuzzer-no-link)
+  # The GCC builds are the warning gate; clang's extra warnings must not stop the fuzz run.
+  set(QTUNE_WARNINGS -Wall -Wextra)
+endif()
 
 function(qtune_defaults target)
   target_compile_options(${target} PRIVATE ${QTUNE_WARNINGS})

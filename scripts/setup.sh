@@ -15,6 +15,8 @@ packages=(
   # Fleet tuning (scripts/slurm): tests/slurm starts a one-node Slurm cluster and checks the
   # databases it produces with the sqlite3 shell.
   slurm-wlm munge sqlite3
+  # The fuzz build (preset fuzz): clang with libFuzzer and the sanitizer runtimes.
+  clang libclang-rt-14-dev
 )
 # The aarch64 cross build (preset aarch64, tests under qemu) links Google Benchmark for arm64 from
 # Debian's multiarch archive; the host and arm64 packages install side by side.

@@ -41,6 +41,11 @@ qtune::Workload workload_from_args(const Args& args) {
     if (!t) throw UsageError("--out-type must be u8, s8 or s32");
     w.quant.out_type = *t;
   }
+  try {
+    w.validate();  // the size limits: an absurd shape is refused before its space is built
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   return w;
 }
 

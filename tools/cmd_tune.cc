@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
 #include "cli.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/kernels/limits.h"
 #include "qtune/measure/measure.h"
 #include "qtune/records/tuning_db.h"
 #include "qtune/search_space/target.h"
@@ -58,9 +60,13 @@ std::vector<std::int64_t> parse_int_list(const std::string& option, const std::s
   std::string item;
   while (std::getline(in, item, separator)) {
     char* end = nullptr;
+    errno = 0;
     const long long v = std::strtoll(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0' || v < 0)
       throw UsageError("option --" + option + ": '" + text + "' is not a list of non-negative integers");
+    if (errno == ERANGE || v > qtune::kMaxDimension)
+      throw UsageError("option --" + option + ": " + item + " exceeds the largest dimension qtune accepts, " +
+                       std::to_string(qtune::kMaxDimension));
     values.push_back(v);
   }
   if (!text.empty() && text.back() == separator)
@@ -182,7 +188,7 @@ std::vector<qtune::Layer> layers_from_args(const Args& args, std::string& networ
   }
   if (layers.empty()) throw UsageError("the workload file has no layers");
   if (args.value("threads")) {
-    const int threads = static_cast<int>(args.int_or("threads", 1, 1, 1024));
+    const int threads = static_cast<int>(args.int_or("threads", 1, 1, qtune::kMaxKernelThreads));
     for (auto& layer : layers) layer.workload.threads = threads;
   }
   return layers;

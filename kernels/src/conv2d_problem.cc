@@ -4,6 +4,7 @@
 #include <string>
 
 #include "qtune/kernels/conv2d.h"
+#include "qtune/kernels/limits.h"
 
 namespace qtune {
 namespace {
@@ -51,6 +52,8 @@ void Conv2dProblem::validate() const {
   require_at_least("pad_left", pad_left, 0);
   require_at_least("pad_right", pad_right, 0);
   require_at_least("groups", groups, 1);
+  // Upper bounds before anything multiplies the sizes (out_h(), the checks below, the kernels).
+  if (const std::string problem = size_problem(*this); !problem.empty()) fail(problem);
   if (in_c % groups != 0) fail("in_c " + std::to_string(in_c) + " is not divisible by groups " + std::to_string(groups));
   if (out_c % groups != 0) fail("out_c " + std::to_string(out_c) + " is not divisible by groups " + std::to_string(groups));
   if (out_h() < 1) fail("the padded input height is smaller than the dilated kernel height (no output rows)");
@@ -72,14 +75,7 @@ void Conv2dProblem::validate() const {
       fail("requant must hold 1 or out_c (" + std::to_string(out_c) + ") scales, got " +
            std::to_string(requant.channels()));
     }
-    if (requant.fixed.size() != requant.channels() || requant.scales_f32.size() != requant.channels()) {
-      fail("requant is not derived (build it with RequantParams::make)");
-    }
-    const std::int32_t o_lo = out_type == DType::u8 ? 0 : -128, o_hi = out_type == DType::u8 ? 255 : 127;
-    if (requant.qmin < o_lo || requant.qmax > o_hi || requant.qmin > requant.qmax) {
-      fail("requant clamp [" + std::to_string(requant.qmin) + ", " + std::to_string(requant.qmax) +
-           "] is not within the range of " + std::string(to_string(out_type)));
-    }
+    if (const std::string problem = requant.check(out_type); !problem.empty()) fail(problem);
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "gemm_driver.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/kernels/limits.h"
 
 namespace qtune {
 namespace {
@@ -38,6 +39,7 @@ void GemmProblem::validate() const {
   if (m < 1 || m >= kMaxDim) fail("m must be in [1, 2^31), got " + std::to_string(m));
   if (n < 1 || n >= kMaxDim) fail("n must be in [1, 2^31), got " + std::to_string(n));
   if (k < 1 || k >= kMaxDim) fail("k must be in [1, 2^31), got " + std::to_string(k));
+  if (const std::string problem = size_problem(*this); !problem.empty()) fail(problem);
   if (a_type != DType::u8 && a_type != DType::s8) fail("a_type must be u8 or s8, got " + std::string(to_string(a_type)));
   const auto [a_lo, a_hi] = range_of(a_type);
   if (a_zero_point < a_lo || a_zero_point > a_hi) {
@@ -60,24 +62,7 @@ void GemmProblem::validate() const {
   if (channels != 1 && channels != static_cast<std::size_t>(n)) {
     fail("requant must have 1 or n = " + std::to_string(n) + " scales, got " + std::to_string(channels));
   }
-  if (requant.fixed.size() != channels || requant.scales_f32.size() != channels) {
-    fail("requant.fixed and requant.scales_f32 must have one entry per scale (build it with RequantParams::make)");
-  }
-  for (std::size_t i = 0; i < channels; ++i) {
-    if (!(std::isfinite(requant.scales[i]) && requant.scales[i] >= 0)) {
-      fail("requant.scales[" + std::to_string(i) + "] must be finite and >= 0");
-    }
-  }
-  const auto [o_lo, o_hi] = range_of(out_type);
-  if (requant.qmin > requant.qmax || requant.qmin < o_lo || requant.qmax > o_hi) {
-    fail("requant [qmin, qmax] = [" + std::to_string(requant.qmin) + ", " + std::to_string(requant.qmax) +
-         "] must be a non-empty range within " + std::string(to_string(out_type)) + " [" + std::to_string(o_lo) +
-         ", " + std::to_string(o_hi) + "]");
-  }
-  if (requant.output_zero_point < o_lo || requant.output_zero_point > o_hi) {
-    fail("requant.output_zero_point " + std::to_string(requant.output_zero_point) + " is outside the range of " +
-         std::string(to_string(out_type)));
-  }
+  if (const std::string problem = requant.check(out_type); !problem.empty()) fail(problem);
 }
 
 const std::vector<GemmMicrokernelInfo>& gemm_microkernels() {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "requant_plan.h"
 
@@ -29,6 +30,8 @@ std::optional<RoundingMode> parse_rounding_mode(std::string_view name) {
   }
   return std::nullopt;
 }
+
+bool is_rounding_mode(RoundingMode mode) { return parse_rounding_mode(to_string(mode)) == mode; }
 
 std::string_view to_string(DType type) {
   switch (type) {
@@ -85,7 +88,7 @@ RequantParams RequantParams::make(RoundingMode mode, std::vector<double> scales,
                                   " is outside [-128, 255]");
     }
   };
-  if (parse_rounding_mode(to_string(mode)) != mode) {
+  if (!is_rounding_mode(mode)) {
     throw std::invalid_argument("requantization rounding mode " +
                                 std::to_string(static_cast<int>(mode)) + " is not a RoundingMode");
   }
@@ -114,6 +117,56 @@ RequantParams RequantParams::make(RoundingMode mode, std::vector<double> scales,
   }
   p.scales = std::move(scales);
   return p;
+}
+
+namespace {
+
+std::string check_requant(const RequantParams& p, std::int32_t lowest, std::int32_t highest,
+                          const std::string& range_name) {
+  if (!is_rounding_mode(p.mode)) {
+    return "requantization rounding mode " + std::to_string(static_cast<int>(p.mode)) +
+           " is not a RoundingMode (tflite, upward, tonearest, arm, fp32)";
+  }
+  const std::size_t n = p.scales.size();
+  if (n == 0) return "requantization needs at least one scale";
+  if (p.fixed.size() != n || p.scales_f32.size() != n) {
+    return "requantization holds " + std::to_string(n) + " scales, " + std::to_string(p.fixed.size()) +
+           " fixed-point multipliers and " + std::to_string(p.scales_f32.size()) +
+           " float scales (build it with RequantParams::make)";
+  }
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::string name = "requantization scales[" + std::to_string(c) + "]";
+    if (!(std::isfinite(p.scales[c]) && p.scales[c] >= 0)) return name + " = " + describe(p.scales[c]) + " must be finite and >= 0";
+    if (!(std::isfinite(p.scales_f32[c]) && p.scales_f32[c] >= 0))
+      return name + ": the float scale " + describe(p.scales_f32[c]) + " must be finite and >= 0";
+    const FixedPointMultiplier f = p.fixed[c];
+    if (f.multiplier < 0 || f.shift < -31 || f.shift > 30) {
+      return name + ": fixed-point multiplier {" + std::to_string(f.multiplier) + ", " + std::to_string(f.shift) +
+             "} is not a quantize_multiplier() result";
+    }
+  }
+  if (p.qmin > p.qmax) return "requantization qmin " + std::to_string(p.qmin) + " > qmax " + std::to_string(p.qmax);
+  for (const auto& [name, value] : {std::pair<const char*, std::int32_t>{"qmin", p.qmin}, {"qmax", p.qmax},
+                                    {"output zero point", p.output_zero_point}}) {
+    if (value < lowest || value > highest) {
+      return std::string("requantization ") + name + " " + std::to_string(value) + " is outside " + range_name +
+             " [" + std::to_string(lowest) + ", " + std::to_string(highest) + "]";
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string RequantParams::check() const { return check_requant(*this, -128, 255, "the union of u8 and s8"); }
+
+std::string RequantParams::check(DType out_type) const {
+  switch (out_type) {
+    case DType::u8: return check_requant(*this, 0, 255, "the range of u8");
+    case DType::s8: return check_requant(*this, -128, 127, "the range of s8");
+    case DType::s32: break;
+  }
+  return "requantization output type must be u8 or s8, not " + std::string(to_string(out_type));
 }
 
 std::int32_t requantize_reference(std::int32_t acc, FixedPointMultiplier fixed, float scale_f32,

@@ -57,6 +57,8 @@ std::string requantize_check_config(const RequantizeConfig& config) {
 void requantize(const RequantizeConfig& config, const RequantParams& params, DType out_type,
                 const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
                 void* out, std::size_t out_stride) {
+  if (const std::string problem = params.check(out_type); !problem.empty())
+    throw std::invalid_argument("requantize: " + problem);
   const detail::RequantPlan plan = detail::RequantPlan::make(params);
   detail::requantize(config, plan.constants(), out_type, acc, rows, cols, acc_stride, out,
                      out_stride);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "message_framing.h"
+#include "qtune/search_space/key_text.h"
 #include "qtune/measure/measure.h"
 #include "qtune/search_space/target.h"
 
@@ -132,12 +133,14 @@ void IsolatedMeasurer::stop() {
 MeasureResult IsolatedMeasurer::measure(const std::string& workload_key, const std::string& config_key,
                                         const MeasureSettings& settings) {
   const auto start_time = Clock::now();
-  const std::string request =
-      nlohmann::json{{"workload", workload_key}, {"config", config_key}, {"settings", to_json(settings)}}.dump();
+  // Keys that are not ASCII text cannot travel in the JSON request (nor come back in the answer).
+  const std::string workload_problem = key_text_problem("workload key", workload_key);
+  const std::string config_problem = key_text_problem("configuration", config_key);
+  const bool keys_are_text = workload_problem.empty() && config_problem.empty();
   auto failed = [&](ErrorKind kind, const std::string& message, int pid) {
     MeasureResult r;
-    r.workload_key = workload_key;
-    r.config_key = config_key;
+    r.workload_key = keys_are_text ? workload_key : printable(workload_key);
+    r.config_key = keys_are_text ? config_key : printable(config_key);
     r.settings = settings;
     r.timestamp = utc_timestamp();
     static const std::string target_key = current_target().key();
@@ -148,11 +151,15 @@ MeasureResult IsolatedMeasurer::measure(const std::string& workload_key, const s
     r.wall_seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
     return r;
   };
+  if (!workload_problem.empty()) return failed(ErrorKind::invalid_workload, workload_problem, 0);
+  if (!config_problem.empty()) return failed(ErrorKind::invalid_config, config_problem, 0);
   try {
     settings.validate();
   } catch (const std::invalid_argument& e) {
     return failed(ErrorKind::runtime_error, e.what(), 0);
   }
+  const std::string request =
+      nlohmann::json{{"workload", workload_key}, {"config", config_key}, {"settings", to_json(settings)}}.dump();
   if (!worker_) start();
   if (!detail::write_message(worker_->fd, request)) {
     // The idle worker is gone (killed from outside): start a fresh one and send again.

@@ -5,6 +5,7 @@
 #include "cpu_pinning.h"
 #include "qtune/measure/candidate.h"
 #include "qtune/measure/measure.h"
+#include "qtune/search_space/key_text.h"
 #include "qtune/search_space/target.h"
 
 #include <unistd.h>
@@ -15,8 +16,12 @@ MeasureResult measure_in_process(const std::string& workload_key, const std::str
                                  const MeasureSettings& settings) {
   const auto start = std::chrono::steady_clock::now();
   MeasureResult result;
-  result.workload_key = workload_key;
-  result.config_key = config_key;
+  // A key that is not ASCII text is kept escaped: the result must stay serializable as JSON.
+  const std::string workload_problem = key_text_problem("workload key", workload_key);
+  const std::string config_problem = key_text_problem("configuration", config_key);
+  const bool keys_are_text = workload_problem.empty() && config_problem.empty();
+  result.workload_key = keys_are_text ? workload_key : printable(workload_key);
+  result.config_key = keys_are_text ? config_key : printable(config_key);
   result.settings = settings;
   result.timestamp = utc_timestamp();
   result.worker_pid = static_cast<int>(getpid());
@@ -27,6 +32,8 @@ MeasureResult measure_in_process(const std::string& workload_key, const std::str
     result.error_message = message;
   };
   try {
+    if (!workload_problem.empty()) throw CandidateError(ErrorKind::invalid_workload, workload_problem);
+    if (!config_problem.empty()) throw CandidateError(ErrorKind::invalid_config, config_problem);
     settings.validate();
     std::unique_ptr<Candidate> candidate = make_candidate(workload_key, config_key, settings.seed);
     detail::ScopedCpuPin pin(settings.pin_cpu);

@@ -88,6 +88,25 @@ int inspect_database_file(const std::string& path) {
                       ", this qtune reads up to " + std::to_string(schema::latest_version()) +
                       "); upgrade qtune to use it");
   if (version < 1) throw not_qtune(path, "qtune schema incomplete");
+  // A version set back by hand (PRAGMA user_version) would send the file through migrations it has
+  // already had, which fail halfway ("table ... already exists"): refuse it before anyone writes.
+  for (const auto& migration : schema::migrations()) {
+    if (migration.to_version <= version) continue;
+    bool present = false;
+    try {
+      sqlite::Statement s(c, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
+      s.bind(1, std::string(migration.first_table));
+      present = s.step();
+    } catch (const DbError& e) {
+      throw as_corrupt(e);
+    }
+    if (present)
+      throw DbError(DbError::Kind::corrupt,
+                    path + ": inconsistent schema: PRAGMA user_version says " + std::to_string(version) +
+                        " but the file already has table " + migration.first_table + " of version " +
+                        std::to_string(migration.to_version) +
+                        " (the version was changed outside qtune); the file was left unchanged");
+  }
 
   // The file is ours: make sure it is whole before anyone builds on it. quick_check reads every
   // page, so truncated and overwritten files are caught here rather than halfway through a query.

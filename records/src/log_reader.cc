@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "qtune/json_input/bounded_parse.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/timestamp.h"
 
@@ -227,11 +228,9 @@ class LineParser {
   std::set<std::string> reported_;
 };
 
-std::string json_error_text(const std::exception& e) {
-  std::string text = e.what();
-  // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." -> "parse error at column 5: ..."
-  if (auto close = text.find("] "); text.rfind("[json.exception", 0) == 0 && close != std::string::npos)
-    text = text.substr(close + 2);
+// The reader's position already names the line: "parse error at line 1, column 5: ..." ->
+// "parse error at column 5: ...".
+std::string without_line_one(std::string text) {
   if (auto at = text.find("at line 1, "); at != std::string::npos) text.erase(at + 3, 8);
   return text;
 }
@@ -275,17 +274,23 @@ LogReadResult read_log(std::istream& in, const std::string& origin, const KeyVal
     if (text.find_first_not_of(" \t") == std::string::npos) continue;
     std::vector<FieldProblem> problems;
     MeasurementRecord record;
-    nlohmann::json parsed;
+    bool valid = false;
     try {
-      parsed = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-      problems.push_back({"", "invalid JSON: " + json_error_text(e)});
+      const nlohmann::json parsed = json_input::parse_bounded(text);
+      valid = parse_log_object(parsed, validators, record, problems);
+    } catch (const json_input::JsonInputError& e) {
+      problems.push_back({"", "invalid JSON: " + without_line_one(e.what())});
+    } catch (const std::exception& e) {
+      // Whatever else goes wrong belongs to this line alone: report it here (and let --skip-invalid
+      // skip it) rather than abort the whole file.
+      problems.push_back({"", std::string("unreadable line: ") + e.what()});
     }
-    if (problems.empty() && parse_log_object(parsed, validators, record, problems)) {
+    if (valid) {
       result.records.push_back(std::move(record));
       result.record_lines.push_back(line_number);
       continue;
     }
+    if (problems.empty()) problems.push_back({"", "invalid line"});
     ++result.invalid_lines;
     for (auto& p : problems) result.problems.push_back({origin, line_number, std::move(p.field), std::move(p.message)});
   }

@@ -99,8 +99,8 @@ CREATE INDEX network_runs_layer ON network_runs (target_key, workload_key, impl)
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
-      {1, "initial schema", create_version_1},
-      {2, "network_runs: timings of qtune run", add_network_runs_version_2},
+      {1, "initial schema", create_version_1, "measurements"},
+      {2, "network_runs: timings of qtune run", add_network_runs_version_2, "network_runs"},
   };
   return list;
 }

@@ -18,6 +18,8 @@ struct Migration {
   int to_version;            // user_version after it ran
   const char* description;
   void (*apply)(sqlite::Connection& connection);
+  const char* first_table;   // a table it creates: present in a file whose user_version is older
+                             // means the version was set back by hand, and migrating would fail
 };
 
 const std::vector<Migration>& migrations();

@@ -4,23 +4,31 @@
 
 namespace qtune::records {
 
-ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, const KeyValidators& validators,
-                         bool skip_invalid) {
-  ImportReport report;
-  std::vector<MeasurementRecord> records;
+CheckedLogs read_logs_for_import(const std::vector<std::string>& paths, const KeyValidators& validators,
+                                 bool skip_invalid) {
+  CheckedLogs logs;
   std::vector<LogProblem> problems;
-  // Read and check everything before writing anything: the import is all or nothing.
   for (const auto& path : paths) {
     LogReadResult file = read_log_file(path, validators);
-    report.lines_read += file.records.size();
-    report.skipped_lines += file.invalid_lines;
-    for (auto& r : file.records) records.push_back(std::move(r));
+    logs.report.lines_read += file.records.size();
+    logs.report.skipped_lines += file.invalid_lines;
+    for (auto& r : file.records) logs.records.push_back(std::move(r));
     for (auto& p : file.problems) problems.push_back(std::move(p));
   }
   if (!problems.empty() && !skip_invalid) throw LogError(std::move(problems));
-  report.skipped = std::move(problems);
-  report.counts = db.add_measurements(records);
-  return report;
+  logs.report.skipped = std::move(problems);
+  return logs;
+}
+
+ImportReport import_checked_logs(TuningDb& db, CheckedLogs logs) {
+  logs.report.counts = db.add_measurements(logs.records);
+  return std::move(logs.report);
+}
+
+ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, const KeyValidators& validators,
+                         bool skip_invalid) {
+  // Read and check everything before writing anything: the import is all or nothing.
+  return import_checked_logs(db, read_logs_for_import(paths, validators, skip_invalid));
 }
 
 std::size_t export_log(const TuningDb& db, std::ostream& out, ExportSelection selection,

@@ -9,9 +9,11 @@
 
 #include "database_file.h"
 #include "fingerprint.h"
+#include "qtune/json_input/bounded_parse.h"
 #include "qtune/records/best_selection.h"
 #include "qtune/records/record_check.h"
 #include "qtune/records/timestamp.h"
+#include "session_lock.h"
 #include "sqlite_handle.h"
 
 namespace qtune::records {
@@ -89,7 +91,15 @@ MeasurementRecord read_measurement(const sqlite::Statement& s) {
   r.error_kind = s.column_text(14);
   r.error_message = s.column_text(15);
   const std::string settings = s.column_text(16);
-  if (!settings.empty()) r.settings = nlohmann::json::parse(settings);
+  if (!settings.empty()) {
+    try {
+      r.settings = json_input::parse_bounded(settings);
+    } catch (const json_input::JsonInputError& e) {
+      // Written by hand or by another program: say which row instead of failing deep in a report.
+      throw DbError(DbError::Kind::corrupt, "measurement " + std::to_string(r.id) + ": the settings column is not "
+                                            "readable JSON (" + e.what() + ")");
+    }
+  }
   r.timestamp = s.column_text(17);
   r.qtune_version = s.column_text(18);
   r.source = parse_measurement_source(s.column_text(19));
@@ -120,6 +130,7 @@ struct TuningDb::Impl {
   OpenMode mode = OpenMode::read_only;
   int schema_version = 0;
   KeyValidators validators;
+  std::unique_ptr<SessionLock> session_lock;  // held from this process's first session on
 
   void require_writable() const {
     if (mode == OpenMode::read_only) throw DbError(DbError::Kind::io, path + ": opened read-only");
@@ -276,6 +287,17 @@ std::int64_t TuningDb::begin_session(const SessionInfo& info) {
     } catch (const std::exception& e) {
       throw std::invalid_argument(std::string("invalid session: field 'target': ") + e.what());
     }
+  }
+  if (!impl_->session_lock) {
+    // Sessions left 'running' by killed processes end as 'interrupted' once no session is alive
+    // (session_lock.h); done before this session's row exists, so it can never be marked itself.
+    impl_->session_lock = std::make_unique<SessionLock>(impl_->path);
+    if (impl_->session_lock->no_session_alive()) {
+      sqlite::WriteTransaction transaction(impl_->connection);
+      impl_->connection.exec("UPDATE sessions SET status = 'interrupted' WHERE status = 'running'");
+      transaction.commit();
+    }
+    impl_->session_lock->hold_shared();
   }
   sqlite::WriteTransaction transaction(impl_->connection);
   std::optional<std::int64_t> target;

@@ -2,6 +2,8 @@
 // neighbours, features). Nothing here knows about particular operators.
 #include "qtune/search_space/knob_space.h"
 
+#include "qtune/search_space/key_text.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -174,6 +176,7 @@ std::string KnobSpace::check(const Config& config) const {
 }
 
 Config KnobSpace::parse(const std::string& key) const {
+  if (std::string problem = key_text_problem("configuration", key); !problem.empty()) throw InvalidConfig(problem);
   std::map<std::string, std::string> given;
   std::size_t start = 0;
   while (start <= key.size() && !key.empty()) {

@@ -65,10 +65,12 @@ Config snap(const KnobSpace& space, const Config& wanted) {
   std::uint64_t best_distance = std::numeric_limits<std::uint64_t>::max();
   for (const Config& c : all) {
     std::uint64_t distance = 0;
-    for (const auto& [name, v] : c.assignments()) {
+    for (const auto& assignment : c.assignments()) {
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture one in the lambda.
+      const std::string& name = assignment.first;
       const auto& w = snapped.assignments();
       auto it = std::find_if(w.begin(), w.end(), [&](const auto& p) { return p.first == name; });
-      if (it == w.end() || it->second != v) distance += weight[name];
+      if (it == w.end() || it->second != assignment.second) distance += weight[name];
     }
     if (distance < best_distance) {
       best_distance = distance;

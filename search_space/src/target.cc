@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -40,7 +41,12 @@ long long parse_bytes(const std::string& key, const std::string& field, std::str
     scale = text.back() == 'K' ? 1024 : 1024 * 1024;
     text.pop_back();
   }
-  return parse_number(key, field, text) * scale;
+  const long long value = parse_number(key, field, text);
+  // Found by the workload_key fuzz target: "l3=327633333333333338K" overflowed the multiplication.
+  if (value > std::numeric_limits<long long>::max() / scale)
+    throw std::invalid_argument("target key '" + key + "': field '" + field + "' is too large, got '" + text +
+                                (scale == 1 ? "" : scale == 1024 ? "K" : "M") + "'");
+  return value * scale;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include "qtune/search_space/workload.h"
 
 #include "key_fields.h"
+#include "qtune/kernels/limits.h"
+#include "qtune/search_space/key_text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -95,16 +97,32 @@ DrawnQuant draw_quant(const QuantKind& q, std::int64_t channels, std::int64_t k,
   return d;
 }
 
+void require_at_most_max_dimension(std::int64_t value, const char* field) {
+  if (value > kMaxDimension)
+    throw std::invalid_argument(std::string("workload: field '") + field + "' is " + std::to_string(value) +
+                                ", more than the largest dimension qtune accepts, " + std::to_string(kMaxDimension));
+}
+
 void require_positive(std::int64_t value, const char* field) {
   if (value <= 0)
     throw std::invalid_argument(std::string("workload: field '") + field + "' must be positive, got " +
                                 std::to_string(value));
+  require_at_most_max_dimension(value, field);
 }
 
 void require_non_negative(std::int64_t value, const char* field) {
   if (value < 0)
     throw std::invalid_argument(std::string("workload: field '") + field + "' must be >= 0, got " +
                                 std::to_string(value));
+  require_at_most_max_dimension(value, field);
+}
+
+// The memory check of the kernels (qtune/kernels/limits.h) on the shape alone: a workload too big
+// to measure is refused where it is read, naming the fields, not by every trial failing to allocate.
+void require_layer_fits(std::uint64_t bytes, const std::string& shape_fields) {
+  if (bytes > kMaxLayerBytes)
+    throw std::invalid_argument("workload: fields " + shape_fields + ": the layer needs " + describe_bytes(bytes) +
+                                " of tensors, more than the " + describe_bytes(kMaxLayerBytes) + " a layer may use");
 }
 
 }  // namespace
@@ -132,6 +150,8 @@ std::string Workload::key() const {
 }
 
 Workload Workload::parse_key(const std::string& key) {
+  if (std::string problem = key_text_problem("workload key", key); !problem.empty())
+    throw std::invalid_argument(problem);
   const auto colon = key.find(':');
   if (colon == std::string::npos)
     throw std::invalid_argument("workload key '" + key + "': expected '<op>:field=value;...'");
@@ -201,8 +221,9 @@ Workload Workload::parse_key(const std::string& key) {
                                 "tonearest, arm, fp32, got '" + fields.at("round") + "'");
   w.quant.rounding = *rounding;
   const std::int64_t threads = integer("threads");
-  if (threads < 1 || threads > 1024)
-    throw std::invalid_argument("workload key '" + key + "': field 'threads' must be in [1, 1024]");
+  if (threads < 1 || threads > kMaxWorkloadThreads)
+    throw std::invalid_argument("workload key '" + key + "': field 'threads' must be in [1, " +
+                                std::to_string(kMaxWorkloadThreads) + "]");
   w.threads = static_cast<int>(threads);
   try {
     w.validate();
@@ -246,11 +267,18 @@ double Workload::gops() const {
 void Workload::validate() const {
   if (quant.a_type == DType::s32)
     throw std::invalid_argument("workload: field 'a' (activation type) must be u8 or s8");
-  if (threads < 1) throw std::invalid_argument("workload: field 'threads' must be >= 1");
+  if (threads < 1 || threads > kMaxWorkloadThreads)
+    throw std::invalid_argument("workload: field 'threads' must be in [1, " + std::to_string(kMaxWorkloadThreads) +
+                                "], got " + std::to_string(threads));
   if (op == OpKind::gemm) {
     require_positive(m, "m");
     require_positive(n, "n");
     require_positive(k, "k");
+    GemmProblem shape;
+    shape.m = m;
+    shape.n = n;
+    shape.k = k;
+    require_layer_fits(layer_bytes(shape), "'m', 'n', 'k'");
     return;
   }
   require_positive(batch, "n");
@@ -275,6 +303,24 @@ void Workload::validate() const {
   if (conv_out_extent(in_h, pad_top, pad_bottom, kernel_h, stride_h, dilation_h) <= 0 ||
       conv_out_extent(in_w, pad_left, pad_right, kernel_w, stride_w, dilation_w) <= 0)
     throw std::invalid_argument("workload: field 'kh'/'kw': the kernel (with dilation) is larger than the padded input");
+  Conv2dProblem shape;
+  shape.batch = batch;
+  shape.in_h = in_h;
+  shape.in_w = in_w;
+  shape.in_c = in_c;
+  shape.out_c = out_c;
+  shape.kernel_h = kernel_h;
+  shape.kernel_w = kernel_w;
+  shape.stride_h = stride_h;
+  shape.stride_w = stride_w;
+  shape.dilation_h = dilation_h;
+  shape.dilation_w = dilation_w;
+  shape.pad_top = pad_top;
+  shape.pad_bottom = pad_bottom;
+  shape.pad_left = pad_left;
+  shape.pad_right = pad_right;
+  shape.groups = groups;
+  require_layer_fits(layer_bytes(shape), "'n', 'h', 'w', 'c', 'oc', 'kh', 'kw'");
 }
 
 GemmProblem Workload::gemm_problem(std::uint64_t seed) const {

@@ -30,12 +30,15 @@
 // the file, the layer (index and name) and the field. Layers with the same workload key are
 // merged: the first name is kept and the counts are added.
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "qtune/json_input/bounded_parse.h"
 
 #include "qtune/search_space/workload.h"
 
@@ -58,10 +61,15 @@ struct Where {
   }
 };
 
-std::int64_t get_int(const json& j, const std::string& field, const Where& where, std::int64_t min) {
+std::int64_t get_int(const json& j, const std::string& field, const Where& where, std::int64_t min,
+                     std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
   if (!j.is_number_integer()) where.fail(field, "expected an integer, got " + j.dump());
+  // An unsigned value beyond int64 would wrap to a negative one in get<std::int64_t>().
+  if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+    where.fail(field, "must be at most " + std::to_string(max) + ", got " + j.dump());
   const std::int64_t v = j.get<std::int64_t>();
   if (v < min) where.fail(field, "must be >= " + std::to_string(min) + ", got " + std::to_string(v));
+  if (v > max) where.fail(field, "must be at most " + std::to_string(max) + ", got " + std::to_string(v));
   return v;
 }
 
@@ -112,7 +120,7 @@ void apply_quant_fields(const json& obj, QuantKind& quant, int& threads, const W
       if (!mode) where.fail(field, "must be one of tflite, upward, tonearest, arm, fp32, got '" + name + "'");
       quant.rounding = *mode;
     } else if (field == "threads") {
-      threads = static_cast<int>(get_int(value, field, where, 1));
+      threads = static_cast<int>(get_int(value, field, where, 1, kMaxWorkloadThreads));
     }
   }
 }
@@ -179,7 +187,7 @@ Layer parse_layer(const json& obj, std::size_t index, const QuantKind& default_q
   for (const auto& [field, value] : obj.items()) {
     if (!allowed.count(field)) where.fail(field, "unknown field for op " + op);
   }
-  if (obj.contains("count")) layer.count = static_cast<int>(get_int(obj.at("count"), "count", where, 1));
+  if (obj.contains("count")) layer.count = static_cast<int>(get_int(obj.at("count"), "count", where, 1, std::numeric_limits<int>::max()));
   w.quant = default_quant;
   w.threads = default_threads;
   apply_quant_fields(obj, w.quant, w.threads, where);
@@ -235,7 +243,11 @@ WorkloadFile parse_workload_json(const json& doc, const std::string& origin) {
     if (inserted) {
       file.layers.push_back(std::move(layer));
     } else {
-      file.layers[it->second].count += layer.count;
+      int& merged = file.layers[it->second].count;
+      if (merged > std::numeric_limits<int>::max() - layer.count)
+        Where{origin, "layer " + std::to_string(i)}.fail("count", "the count of identical layers adds up to more than " +
+                                                                  std::to_string(std::numeric_limits<int>::max()));
+      merged += layer.count;
     }
   }
   return file;
@@ -246,8 +258,8 @@ WorkloadFile load_workload_file(const std::string& path) {
   if (!in) throw std::invalid_argument(path + ": cannot open the workload file");
   json doc;
   try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
+    doc = qtune::json_input::parse_bounded(in);
+  } catch (const qtune::json_input::JsonInputError& e) {
     throw std::invalid_argument(path + ": not valid JSON: " + e.what());
   }
   return parse_workload_json(doc, path);

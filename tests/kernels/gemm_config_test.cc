@@ -66,7 +66,7 @@ TEST(GemmProblem, InvalidFieldsAreNamed) {
   EXPECT_CONTAINS(validate_error(p), "requant must have 1 or n = 12 scales");
   p = valid_problem();
   p.out_type = DType::u8;  // s8 clamp bounds for a u8 output
-  EXPECT_CONTAINS(validate_error(p), "[qmin, qmax]");
+  EXPECT_CONTAINS(validate_error(p), "requantization qmin -128 is outside the range of u8");
   p = valid_problem();
   p.out_type = DType::s32;
   p.requant = {};

@@ -173,3 +173,47 @@ TEST(LogFormatTest, UnreadableFileNamesIt) {
 
 }  // namespace
 }  // namespace qtune::records
+
+namespace qtune::records {
+namespace {
+
+// A good line whose settings hold `depth` nested arrays.
+std::string line_with_settings_depth(int depth) {
+  std::string line = good_line();
+  const std::string nested = "{\"deep\":" + std::string(depth, '[') + std::string(depth, ']') + "}";
+  const auto at = line.find("\"settings\":");
+  return line.substr(0, at) + "\"settings\":" + nested + "}";
+}
+
+TEST(LogFormatInputLimits, DeeplyNestedValuesAreAProblemOfTheirLine) {
+  for (int depth : {300, 60000}) {
+    EXPECT_EQ(only_problem(line_with_settings_depth(depth)), "best.jsonl:2: invalid JSON: nested deeper than 256 levels")
+        << depth;
+  }
+  // The limit counts every container: the line object, settings, then the arrays.
+  EXPECT_EQ(read_text(line_with_settings_depth(254) + "\n").problems.size(), 0u);
+  EXPECT_EQ(read_text(line_with_settings_depth(255) + "\n").problems.size(), 1u);
+  // Anywhere in the line, not only in settings.
+  EXPECT_EQ(only_problem("{\"format\":" + std::string(50000, '[')), "best.jsonl:2: invalid JSON: nested deeper than 256 levels");
+}
+
+TEST(LogFormatInputLimits, NumberBeyondDoubleIsAProblemOfItsLine) {
+  std::string line = good_line();
+  const auto at = line.find("\"median_ns\":") + std::string("\"median_ns\":").size();
+  line = line.substr(0, at) + "1e400" + line.substr(line.find(',', at));
+  EXPECT_EQ(only_problem(line), "best.jsonl:2: invalid JSON: number overflow parsing '1e400'");
+}
+
+TEST(LogFormatInputLimits, BytesThatAreNotUtf8AreAProblemOfTheirLine) {
+  const std::string good = good_line();
+  const std::size_t at = good.find("isa=") + 4;
+  std::string line = good.substr(0, at);
+  line.push_back('\xff');  // one byte that is not UTF-8, inside the config string
+  line.append(good, at, std::string::npos);
+  const std::string problem = only_problem(line);
+  EXPECT_EQ(problem.rfind("best.jsonl:2: invalid JSON: ", 0), 0u) << problem;
+  EXPECT_NE(problem.find("UTF-8"), std::string::npos) << problem;
+}
+
+}  // namespace
+}  // namespace qtune::records

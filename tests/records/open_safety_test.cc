@@ -129,3 +129,37 @@ TEST_F(OpenSafetyTest, SoundDatabaseOpensInEveryMode) {
 
 }  // namespace
 }  // namespace qtune::records
+
+namespace qtune::records {
+namespace {
+
+// PRAGMA user_version set back by hand (2 -> 1): migrating again would fail halfway ("table
+// network_runs already exists"); every mode refuses it up front and leaves it as it was.
+TEST_F(OpenSafetyTest, SchemaVersionSetBackByHand) {
+  const auto path = dir.file("set_back.db");
+  make_database(path);
+  sqlite_exec(path, "PRAGMA user_version = 1");
+  expect_refused(path, DbError::Kind::corrupt,
+                 "inconsistent schema: PRAGMA user_version says 1 but the file already has table network_runs of version 2");
+}
+
+// A settings column that is not readable JSON (written by another program): a DbError naming the
+// row, never a crash while the measurement is read.
+TEST_F(OpenSafetyTest, UnreadableSettingsColumnNamesTheRow) {
+  const auto path = dir.file("settings.db");
+  make_database(path);
+  sqlite_exec(path, "UPDATE measurements SET settings = '" + std::string(60000, '[') + "' WHERE id = 7");
+  const auto db = TuningDb::open(path, OpenMode::read_only);
+  try {
+    (void)db.measurements();
+    ADD_FAILURE() << "read an unreadable settings column";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.kind(), DbError::Kind::corrupt);
+    EXPECT_NE(std::string(e.what()).find("measurement 7: the settings column is not readable JSON (nested deeper than 256 levels)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace qtune::records

@@ -178,3 +178,46 @@ TEST_F(TransferTest, MergeFromANonQtuneFileChangesNothing) {
 
 }  // namespace
 }  // namespace qtune::records
+
+namespace qtune::records {
+namespace {
+
+// Lines that cannot even be read as JSON (a number beyond double, nesting past the limit) abort
+// nothing: without --skip-invalid they are reported with file and line, with it they are skipped.
+TEST_F(TransferTest, UnreadableLinesAreSkippedUnderSkipInvalid) {
+  auto source = TuningDb::open(dir.file("a.db"), OpenMode::create);
+  fill(source, kTarget, 1.0);
+  const std::string log = export_text(source, ExportSelection::best);
+  std::string overflow = log.substr(0, log.find('\n'));
+  const auto at = overflow.find("\"median_ns\":") + std::string("\"median_ns\":").size();
+  overflow = overflow.substr(0, at) + "1e400" + overflow.substr(overflow.find(',', at));
+  const std::string deep = "{\"settings\":" + std::string(60000, '[') + std::string(60000, ']') + "}";
+  write_file(dir.file("mixed.jsonl"), overflow + "\n" + log + deep + "\n");
+
+  auto db = TuningDb::open(dir.file("b.db"), OpenMode::create);
+  try {
+    import_logs(db, {dir.file("mixed.jsonl")}, testing::test_validators(), false);
+    FAIL() << "expected LogError";
+  } catch (const LogError& e) {
+    ASSERT_EQ(e.problems().size(), 2u) << e.what();
+    EXPECT_EQ(e.problems()[0].to_string(), dir.file("mixed.jsonl") + ":1: invalid JSON: number overflow parsing '1e400'");
+    EXPECT_EQ(e.problems()[1].to_string(), dir.file("mixed.jsonl") + ":4: invalid JSON: nested deeper than 256 levels");
+  }
+  EXPECT_TRUE(db.measurements().empty());
+
+  const auto report = import_logs(db, {dir.file("mixed.jsonl")}, testing::test_validators(), true);
+  EXPECT_EQ(report.counts.added, 2);
+  EXPECT_EQ(report.skipped_lines, 2u);
+}
+
+// Reading and checking touches no database, so a refused import creates no file.
+TEST_F(TransferTest, ReadingLogsForImportNeedsNoDatabase) {
+  write_file(dir.file("bad.jsonl"), "{\"format\":\"qtune-log/1\"}\n");
+  EXPECT_THROW(read_logs_for_import({dir.file("bad.jsonl")}, testing::test_validators(), false), LogError);
+  const CheckedLogs skipped = read_logs_for_import({dir.file("bad.jsonl")}, testing::test_validators(), true);
+  EXPECT_TRUE(skipped.records.empty());
+  EXPECT_EQ(skipped.report.skipped_lines, 1u);
+}
+
+}  // namespace
+}  // namespace qtune::records

@@ -56,5 +56,25 @@ TEST(TargetKey, ErrorsNameTheField) {
   EXPECT_NE(error(good + ";gpu=none").find("'gpu'"), std::string::npos);
 }
 
+// Found by the workload_key fuzz target (tests/fuzz/regressions/workload_key/): a cache size whose
+// K or M suffix takes it beyond 64 bits overflowed (undefined behaviour) instead of being an error.
+TEST(TargetKey, CacheSizesBeyondSixtyFourBitsAreErrors) {
+  auto error = [](const std::string& l3) -> std::string {
+    try {
+      Target::parse_key("arch=aarch64;cpu=X;isas=scalar;cores=2;l1d=32K;l2=512K;l3=" + l3 + ";cc=gcc;qtune=0.1.0");
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  EXPECT_NE(error("327633333333333338K").find("field 'l3' is too large, got '327633333333333338K'"), std::string::npos)
+      << error("327633333333333338K");
+  EXPECT_NE(error("9007199254740992M").find("field 'l3' is too large"), std::string::npos);
+  // The largest sizes that fit are still accepted.
+  EXPECT_EQ(error("9007199254740991K"), "(no error)");
+  EXPECT_EQ(error("8796093022207M"), "(no error)");
+  EXPECT_EQ(error("9223372036854775807"), "(no error)");
+}
+
 }  // namespace
 }  // namespace qtune

@@ -31,6 +31,8 @@ inline constexpr std::array<RoundingMode, 5> kAllRoundingModes = {
 
 std::string_view to_string(RoundingMode mode);
 std::optional<RoundingMode> parse_rounding_mode(std::string_view name);
+// False for a value outside the enum (a cast or a corrupted struct): no dispatch may see one.
+bool is_rounding_mode(RoundingMode mode);
 
 // Element types of quantized tensors.
 enum class DType : unsigned char { u8, s8, s32 };
@@ -73,6 +75,16 @@ struct RequantParams {
   // throws std::invalid_argument (InvalidScale for a scale) naming the problem.
   static RequantParams make(RoundingMode mode, std::vector<double> scales, std::int32_t zero_point,
                             std::int32_t qmin, std::int32_t qmax);
+
+  // The one check of parameters that may have been built or changed by hand, used by every entry
+  // point (GEMM, conv2d, depthwise, requantize(), the runtime and the C API) before any kernel runs.
+  // Empty when they are usable, else a message naming the problem: the mode is a RoundingMode; at
+  // least one scale; fixed and scales_f32 hold one entry per scale; every scale (double and float)
+  // finite and >= 0; every fixed-point multiplier a quantize_multiplier() result; qmin <= qmax; and
+  // qmin, qmax and the zero point within [-128, 255] (check()) or within out_type (check(out_type),
+  // which must be u8 or s8). The channel count against the operator's is the caller's to check.
+  std::string check() const;
+  std::string check(DType out_type) const;
 };
 
 // The scalar reference of every scheme: the definition all vectorized code is tested against.

@@ -84,6 +84,9 @@ struct SessionRecord {
   SessionInfo info;
   std::string started_at;
   std::string ended_at;  // empty while running (or when the process died)
+  // A session whose process was killed stays 'running' until the next session begins on the
+  // database at a moment when no other session process is alive; that one marks it 'interrupted'
+  // (ended_at stays empty: when it died is unknown).
   SessionStatus status = SessionStatus::running;
   std::int64_t measurements = 0;
 };

@@ -19,8 +19,23 @@ struct ImportReport {
   std::size_t skipped_lines = 0;
 };
 
-// Reads every file first; if any line is invalid and !skip_invalid, throws LogError listing every
-// problem and adds nothing. Otherwise all valid lines land in one transaction.
+// The valid lines of some logs, read and checked, ready to import.
+struct CheckedLogs {
+  std::vector<MeasurementRecord> records;
+  ImportReport report;  // lines_read, skipped, skipped_lines; counts still zero
+};
+
+// Reads and checks every file; if any line is invalid and !skip_invalid, throws LogError listing
+// every problem. Touches no database: `qtune import` reads first so that a rejected import does
+// not leave a new, empty database file behind.
+CheckedLogs read_logs_for_import(const std::vector<std::string>& paths, const KeyValidators& validators,
+                                 bool skip_invalid);
+
+// Adds the checked lines in one transaction.
+ImportReport import_checked_logs(TuningDb& db, CheckedLogs logs);
+
+// Both: reads every file first; if any line is invalid and !skip_invalid, throws LogError listing
+// every problem and adds nothing. Otherwise all valid lines land in one transaction.
 ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, const KeyValidators& validators,
                          bool skip_invalid);
 

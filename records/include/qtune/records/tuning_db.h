@@ -57,6 +57,8 @@ class TuningDb {
   const KeyValidators& validators() const;
 
   // --- writing -------------------------------------------------------------------------------
+  // Also marks the sessions of killed processes 'interrupted' when no other session process is
+  // alive (src/session_lock.h); this object then counts as alive until it is destroyed.
   std::int64_t begin_session(const SessionInfo& info);
   void end_session(std::int64_t session_id, SessionStatus status);
 

@@ -29,6 +29,9 @@ struct QuantKind {
   friend bool operator==(const QuantKind&, const QuantKind&) = default;
 };
 
+// The largest thread budget a workload may name (keys written by earlier versions used this bound).
+inline constexpr int kMaxWorkloadThreads = 1024;
+
 struct Workload {
   OpKind op = OpKind::gemm;
   // gemm
@@ -47,7 +50,9 @@ struct Workload {
   static Workload parse_key(const std::string& key);  // std::invalid_argument naming the field
   std::string describe() const;                       // short: "gemm 784x128x1152" / "conv 75x75x80 3x3/1 ->192"
   double gops() const;                                // 2*MACs / 1e9 (one run)
-  void validate() const;                              // std::invalid_argument naming the field
+  // std::invalid_argument naming the field: sizes >= 1 (pads >= 0) and within kMaxDimension, the
+  // shape's tensors within kMaxLayerBytes (qtune/kernels/limits.h), threads in [1, kMaxWorkloadThreads].
+  void validate() const;
 
   // Concrete problems with deterministic quantization parameters drawn to match `quant`.
   GemmProblem gemm_problem(std::uint64_t seed = 1) const;

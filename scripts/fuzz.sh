@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds the fuzz preset (clang, libFuzzer, ASan + UBSan; only the parsers, the database opener and
+# the libraries they need) and runs every target of tests/fuzz for a bounded time. Any crash, leak,
+# sanitizer report or failed invariant fails the script; libFuzzer saves the input as
+# build/fuzz/artifacts/<target>/crash-*, which then belongs in tests/fuzz/regressions/<target>/ and
+# in a GoogleTest case.
+#   scripts/fuzz.sh                       every target, QTUNE_FUZZ_SECONDS (default 45) each
+#   scripts/fuzz.sh log_line config_key   only these targets
+# The seed corpora in tests/fuzz/corpus/<target>/ are read, never written: new inputs go to a
+# scratch corpus under build/fuzz/corpus/ that is kept between local runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${QTUNE_FUZZ_SECONDS:-45}"
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  targets=(log_line workload_file workload_key config_key database_open)
+fi
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz --target "${targets[@]/%/_fuzzer}"
+
+for target in "${targets[@]}"; do
+  binary="build/fuzz/tests/fuzz/${target}_fuzzer"
+  seeds="tests/fuzz/corpus/${target}"
+  regressions="tests/fuzz/regressions/${target}"
+  scratch="build/fuzz/corpus/${target}"
+  artifacts="build/fuzz/artifacts/${target}/"
+  max_len=16384  # a log line, a key or a workload file
+  if [ "$target" = database_open ]; then max_len=65536; fi  # a small database of 512-byte pages
+  mkdir -p "$scratch" "$artifacts"
+  # Inputs that once crashed a target run first, each once.
+  if compgen -G "${regressions}/*" >/dev/null; then
+    echo "fuzz: ${target}: replaying $(ls "$regressions" | wc -l) regression input(s)"
+    "$binary" -runs=1 "$regressions"/*
+  fi
+  echo "fuzz: ${target}: ${seconds} s"
+  # -timeout: one input may take at most 10 s; -rss_limit_mb: a leak or an unbounded allocation
+  # is a failure, not a slow machine. The final stat lines give the executions and the coverage.
+  "$binary" "$scratch" "$seeds" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
+    -artifact_prefix="$artifacts" -print_final_stats=1 2>"build/fuzz/${target}.log" || {
+    tail -n 60 "build/fuzz/${target}.log"
+    echo "fuzz: ${target} FAILED (input saved under ${artifacts})"
+    exit 1
+  }
+  grep -aE '^#[0-9]+[[:space:]]+DONE|^stat::average_exec_per_sec|^stat::peak_rss_mb' "build/fuzz/${target}.log" |
+    sed "s/^/fuzz: ${target}: /"
+done

@@ -1,0 +1,57 @@
+// The database opener and its queries (every command that takes --db): any file is opened or
+// refused with DbError, never a crash; an opened file answers its queries or throws.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "fuzz_check.h"
+#include "qtune/records/errors.h"
+#include "qtune/records/tuning_db.h"
+
+namespace {
+
+const std::string& scratch_directory() {
+  static const std::string directory = [] {
+    char name[] = "/tmp/qtune-fuzz-db-XXXXXX";
+    if (::mkdtemp(name) == nullptr) qtune::fuzz::invariant_failed("cannot create a scratch directory");
+    return std::string(name);
+  }();
+  return directory;
+}
+
+void remove_database(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((path + suffix).c_str());
+}
+
+void query_everything(const qtune::records::TuningDb& db) {
+  (void)db.sessions();
+  (void)db.measurements();
+  (void)db.all_best();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace qtune::records;
+  const std::string path = scratch_directory() + "/fuzzed.db";
+  for (const OpenMode mode : {OpenMode::read_only, OpenMode::existing}) {
+    remove_database(path);
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    }
+    try {
+      const TuningDb db = TuningDb::open(path, mode);
+      query_everything(db);
+    } catch (const DbError&) {
+    } catch (const std::invalid_argument&) {
+      // A row whose text column does not parse (a session status, a measurement source).
+    }
+  }
+  remove_database(path);
+  return 0;
+}
