@@ -65,6 +65,8 @@ struct LayerResult {
 
 std::size_t element_bytes(qtune::DType t) { return t == qtune::DType::s32 ? 4 : 1; }
 
+constexpr int kOpenMp = 1;  // oneDNN's thread runtime (TimedCase::runtime; qtune's pool is 0)
+
 // One layer: the runtime's choice, the untuned default and oneDNN on the same data, prepared
 // first and then timed interleaved (time_interleaved).
 LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions) {
@@ -79,7 +81,7 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   r.default_config_key = untuned.key();
   std::vector<qtune::cli::TimedCase> cases;  // tuned, default, then oneDNN where it runs
   const auto time_cases = [&] {
-    const auto timings = qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()));
+    const auto timings = qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads);
     r.tuned = timings[0];
     r.untuned = timings[1];
     if (timings.size() > 2) r.onednn = timings[2];
@@ -108,7 +110,7 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
 #ifdef QTUNE_HAVE_ONEDNN
     qtune::peers::OnednnMatmul peer(p.m, p.n, p.k, p.out_type, w.threads, p.a_type);
     r.onednn_note = peer.implementation();
-    cases.push_back({[&] { peer.run(); }});
+    cases.push_back({[&] { peer.run(); }, kOpenMp});
 #else
     r.onednn_note = "not run: oneDNN is not part of this build";
 #endif
@@ -145,7 +147,7 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     r.onednn_note = peer->implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
     r.onednn_dropped = !dropped.empty();
     peer->run(input.data(), out_peer.data());  // the first run generates oneDNN's code
-    cases.push_back({[&] { peer->run(input.data(), out_peer.data()); }});
+    cases.push_back({[&] { peer->run(input.data(), out_peer.data()); }, kOpenMp});
   }
 #else
   r.onednn_note = "not run: oneDNN is not part of this build";

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <thread>
 
 namespace qtune::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How long the thread runtimes get to go idle between their turns (time_interleaved).
+constexpr auto kSettle = std::chrono::milliseconds(50);
 
 double time_calls(const TimedCase& c, int calls) {
   const auto start = Clock::now();
@@ -25,19 +29,36 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
-std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed) {
+std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
+                                         int threads) {
   std::vector<int> calls(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const double fastest = std::min({time_calls(cases[i], 1), time_calls(cases[i], 1), time_calls(cases[i], 1)});
     calls[i] = static_cast<int>(std::clamp(2e6 / std::max(fastest, 1.0), 1.0, 1000.0));
   }
   std::vector<std::vector<double>> per_call(cases.size());
-  std::vector<std::size_t> order(cases.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::mt19937 rng(seed);
-  for (int r = 0; r < repetitions; ++r) {
-    std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t i : order) per_call[i].push_back(time_calls(cases[i], calls[i]) / calls[i]);
+  // The groups timed one after another: every case together on one thread, else one per runtime.
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const int runtime = threads > 1 ? cases[i].runtime : 0;
+    auto group = std::find_if(groups.begin(), groups.end(),
+                              [&](const auto& g) { return (threads > 1 ? cases[g.front()].runtime : 0) == runtime; });
+    if (group == groups.end()) {
+      groups.push_back({i});
+    } else {
+      group->push_back(i);
+    }
+  }
+  std::shuffle(groups.begin(), groups.end(), rng);
+  for (auto& order : groups) {
+    // Before each runtime's turn, the other's workers finish spinning (libgomp spins about 300,000
+    // pause instructions, some 10 ms, after each parallel region) on the cores this turn needs.
+    if (groups.size() > 1) std::this_thread::sleep_for(kSettle);
+    for (int r = 0; r < repetitions; ++r) {
+      std::shuffle(order.begin(), order.end(), rng);
+      for (std::size_t i : order) per_call[i].push_back(time_calls(cases[i], calls[i]) / calls[i]);
+    }
   }
   std::vector<CaseTiming> out(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {

@@ -11,6 +11,12 @@ namespace qtune::cli {
 
 struct TimedCase {
   std::function<void()> run;  // one call of the implementation
+  // The thread runtime the case runs on (0: qtune's pool, 1: OpenMP, ...). With several threads,
+  // an idle runtime keeps its workers spinning for a while after each call (qtune's pool 200 us,
+  // OpenMP milliseconds), on the cores the next case needs: cases of different runtimes are then
+  // timed runtime by runtime (in random order, each turn after a pause in which the others' workers
+  // go idle), interleaved only within a runtime.
+  int runtime = 0;
 };
 
 struct CaseTiming {
@@ -22,8 +28,9 @@ struct CaseTiming {
 // Per case: three warm-up calls (the fastest calibrates how many back-to-back calls make one
 // repetition of about two milliseconds, so that short layers are not timed at the clock's
 // resolution), then `repetitions` repetitions, interleaved across cases in a random order drawn
-// from `seed`.
-std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed);
+// from `seed` (with threads > 1, across the cases of one runtime at a time: see TimedCase).
+std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
+                                         int threads);
 
 // "faster", "slower" or "same": `candidate` against `baseline`, different only when their
 // interquartile ranges do not overlap (otherwise the difference is within the measured spread);

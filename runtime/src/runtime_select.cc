@@ -20,6 +20,7 @@ struct GemmTraits {
   static std::string key(const KernelConfig& c) { return from_gemm_config(c).key(); }
   static Isa isa(const KernelConfig& c) { return c.isa; }
   static int threads(const KernelConfig& c) { return c.threads; }
+  static void set_threads(KernelConfig& c, int threads) { c.threads = threads; }
   static std::string check(const Problem& p, const KernelConfig& c) { return gemm_check_config(p, c); }
   static detail::Adapted<KernelConfig> adapt(const KernelConfig& c, const Problem& p, int threads) {
     return detail::adapt_gemm_config(c, p, threads);
@@ -40,6 +41,7 @@ struct Conv2dTraits {
   static std::string key(const KernelConfig& c) { return from_conv2d_config(c).key(); }
   static Isa isa(const KernelConfig& c) { return c.gemm.isa; }
   static int threads(const KernelConfig& c) { return c.gemm.threads; }
+  static void set_threads(KernelConfig& c, int threads) { c.gemm.threads = threads; }
   static std::string check(const Problem& p, const KernelConfig& c) { return conv2d_check_config(p, c); }
   static detail::Adapted<KernelConfig> adapt(const KernelConfig& c, const Problem& p, int threads) {
     return detail::adapt_conv2d_config(c, p, threads);
@@ -123,7 +125,13 @@ Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const 
   }
   if (nearest != nullptr) {
     const double distance = shape_distance(workload, nearest->workload);
-    const auto adapted = Traits::adapt(Traits::from(nearest->config), problem, threads);
+    KernelConfig neighbour = Traits::from(nearest->config);
+    // A neighbour that used its whole, smaller thread budget was limited by it, not tuned to it:
+    // this layer gets its own budget (a network tuned on one thread and run on two uses both).
+    if (Traits::threads(neighbour) >= nearest->workload.threads && threads > nearest->workload.threads) {
+      Traits::set_threads(neighbour, threads);
+    }
+    const auto adapted = Traits::adapt(neighbour, problem, threads);
     if (adapted.problem.empty()) {
       sel.source = ConfigSource::nearest;
       sel.config_key = Traits::key(adapted.config);

@@ -200,6 +200,9 @@ TEST_F(DispatchTest, ThreadBudgetIsPartOfTheWorkload) {
   EXPECT_EQ(sel.source, ConfigSource::nearest);  // same shape, other budget: distance 0
   EXPECT_DOUBLE_EQ(sel.distance, 0.0);
   EXPECT_EQ(sel.tuned_workload_key, tuned_gemm.key());
+  // Tuned within a budget of one thread, it used all it had: the two-thread layer runs on two.
+  ASSERT_EQ(tuned_gemm.threads, 1);
+  EXPECT_EQ(full_space(OpKind::gemm).parse(sel.config_key).get_int("threads"), 2) << sel.config_key;
 }
 
 TEST_F(DispatchTest, TunedThreadCountAboveTheBudgetIsRejectedWithAWarning) {
