@@ -1,48 +1,17 @@
 // The `qtune` program driven the way its users drive it: a tuning session, export, import and the
 // CI gate `query --require`, plus the promise that bad input is a clear error that changes nothing.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
+#include "tools/cli_harness.h"
 
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Concatenation through a stream: GCC 12 misreports -Wrestrict on `"literal" + std::string`.
-template <typename... Parts>
-std::string cat(const Parts&... parts) {
-  std::ostringstream text;
-  (text << ... << parts);
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
+using namespace qtune::cli_testing;
 
 // The per-layer lines of `qtune run --json`.
 std::vector<std::string> run_layer_lines(const std::string& out) {
@@ -63,32 +32,8 @@ std::string string_field(const std::string& line, const std::string& name) {
   return line.substr(begin, line.find('"', begin) - begin);
 }
 
-// Each test works in its own fresh directory.
-class Cli : public ::testing::Test {
+class Cli : public CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / cat("qtune-cli-", ::getpid(), "-", info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Runs `qtune <args>` in the test's directory, with `env` (VAR=value ...) added to its environment.
-  Outcome qtune(const std::string& args, const std::string& env = "") const {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command = cat("cd '", dir_.string(), "' && env ", env, " '", QTUNE_CLI, "' ", args, " >'",
-                                    out.string(), "' 2>'", err.string(), "'");
-    const int status = std::system(command.c_str());
-    Outcome o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
-  }
-
-  fs::path path(const std::string& name) const { return dir_ / name; }
-
   // A network of one tiny GEMM layer, plus (with `extra`) a second layer nobody tuned.
   void write_workloads(const std::string& name, bool extra) const {
     std::string layers = R"({"name": "fc", "op": "gemm", "m": 16, "n": 24, "k": 40})";
@@ -102,8 +47,6 @@ class Cli : public ::testing::Test {
     const Outcome o = qtune(cat("tune --db ", db, " --op gemm --m 16 --n 24 --k 40 --trials ", trials, " --confirm 0 --quiet"));
     ASSERT_EQ(o.exit_code, 0) << o.err;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Cli, VersionHelpAndUsageErrors) {

@@ -1,63 +1,16 @@
 // Absurd sizes, thread counts and unreadable input given to `qtune` as a new user would give them:
 // each is a usage or data error naming the problem, refused before anything is allocated or
 // measured, and no database file is created or changed by it.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include <gtest/gtest.h>
+#include "tools/cli_harness.h"
 
 namespace {
 
-namespace fs = std::filesystem;
+using namespace qtune::cli_testing;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Concatenation through a stream: GCC 12 misreports -Wrestrict on `"literal" + std::string`.
-template <typename... Parts>
-std::string cat(const Parts&... parts) {
-  std::ostringstream text;
-  (text << ... << parts);
-  return text.str();
-}
-
-class CliInputLimits : public ::testing::Test {
+class CliInputLimits : public CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / cat("qtune-cli-limits-", ::getpid(), "-", info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome qtune(const std::string& args) const {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command =
-        cat("cd '", dir_.string(), "' && '", QTUNE_CLI, "' ", args, " >'", out.string(), "' 2>'", err.string(), "'");
-    const int status = std::system(command.c_str());
-    Outcome o;
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
-  }
-
   // `qtune <args>` must fail with `message` in its error output and leave no database behind.
   void expect_refused(const std::string& args, const std::string& message) const {
     SCOPED_TRACE(args);
@@ -68,10 +21,7 @@ class CliInputLimits : public ::testing::Test {
     EXPECT_FALSE(fs::exists(path("x.db"))) << "a refused command must not create the database";
   }
 
-  fs::path path(const std::string& name) const { return dir_ / name; }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name), std::ios::binary) << text; }
-
-  fs::path dir_;
+  void write(const std::string& name, const std::string& text) const { write_file(path(name), text); }
 };
 
 TEST_F(CliInputLimits, TuneRefusesLayersBeyondTheMemoryLimit) {
