@@ -125,6 +125,29 @@ void require_layer_fits(std::uint64_t bytes, const std::string& shape_fields) {
                                 " of tensors, more than the " + describe_bytes(kMaxLayerBytes) + " a layer may use");
 }
 
+// The geometry of a conv2d workload as a problem (quantization left at its defaults): what
+// validate() measures against the size limits and conv2d_problem() completes.
+Conv2dProblem conv2d_shape(const Workload& w) {
+  Conv2dProblem p;
+  p.batch = w.batch;
+  p.in_h = w.in_h;
+  p.in_w = w.in_w;
+  p.in_c = w.in_c;
+  p.out_c = w.out_c;
+  p.kernel_h = w.kernel_h;
+  p.kernel_w = w.kernel_w;
+  p.stride_h = w.stride_h;
+  p.stride_w = w.stride_w;
+  p.dilation_h = w.dilation_h;
+  p.dilation_w = w.dilation_w;
+  p.pad_top = w.pad_top;
+  p.pad_bottom = w.pad_bottom;
+  p.pad_left = w.pad_left;
+  p.pad_right = w.pad_right;
+  p.groups = w.groups;
+  return p;
+}
+
 }  // namespace
 
 std::string_view to_string(OpKind op) {
@@ -303,23 +326,7 @@ void Workload::validate() const {
   if (conv_out_extent(in_h, pad_top, pad_bottom, kernel_h, stride_h, dilation_h) <= 0 ||
       conv_out_extent(in_w, pad_left, pad_right, kernel_w, stride_w, dilation_w) <= 0)
     throw std::invalid_argument("workload: field 'kh'/'kw': the kernel (with dilation) is larger than the padded input");
-  Conv2dProblem shape;
-  shape.batch = batch;
-  shape.in_h = in_h;
-  shape.in_w = in_w;
-  shape.in_c = in_c;
-  shape.out_c = out_c;
-  shape.kernel_h = kernel_h;
-  shape.kernel_w = kernel_w;
-  shape.stride_h = stride_h;
-  shape.stride_w = stride_w;
-  shape.dilation_h = dilation_h;
-  shape.dilation_w = dilation_w;
-  shape.pad_top = pad_top;
-  shape.pad_bottom = pad_bottom;
-  shape.pad_left = pad_left;
-  shape.pad_right = pad_right;
-  shape.groups = groups;
+  const Conv2dProblem shape = conv2d_shape(*this);
   require_layer_fits(layer_bytes(shape), "'n', 'h', 'w', 'c', 'oc', 'kh', 'kw'");
 }
 
@@ -343,23 +350,7 @@ GemmProblem Workload::gemm_problem(std::uint64_t seed) const {
 Conv2dProblem Workload::conv2d_problem(std::uint64_t seed) const {
   if (op != OpKind::conv2d) throw std::invalid_argument("workload " + describe() + " is not a conv2d");
   validate();
-  Conv2dProblem p;
-  p.batch = batch;
-  p.in_h = in_h;
-  p.in_w = in_w;
-  p.in_c = in_c;
-  p.out_c = out_c;
-  p.kernel_h = kernel_h;
-  p.kernel_w = kernel_w;
-  p.stride_h = stride_h;
-  p.stride_w = stride_w;
-  p.dilation_h = dilation_h;
-  p.dilation_w = dilation_w;
-  p.pad_top = pad_top;
-  p.pad_bottom = pad_bottom;
-  p.pad_left = pad_left;
-  p.pad_right = pad_right;
-  p.groups = groups;
+  Conv2dProblem p = conv2d_shape(*this);
   p.a_type = quant.a_type;
   p.out_type = quant.out_type;
   p.has_bias = true;
