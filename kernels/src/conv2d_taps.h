@@ -1,5 +1,6 @@
-// Where each (output row of the GEMM view, kernel tap) of a convolution reads its input: shared by
-// the im2col copy and the indirection table so that both describe exactly the same patches.
+// Where each (output row of the GEMM view, kernel tap) of a convolution reads its input, tap by tap:
+// the indirection table's view. The im2col copy (conv2d_patches.h) writes the same patches run by
+// run; the reference convolution and the conv tests check that both agree.
 #pragma once
 
 #include <cstdint>
