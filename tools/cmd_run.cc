@@ -1,8 +1,6 @@
 // `qtune run`: runs every layer of a network, in order, on synthetic data with the configuration
 // the runtime picks (tuned, nearest tuned shape, or default), then with the untuned default, then
 // with oneDNN where the peer can express the layer, and prints per-layer and total times.
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -38,7 +36,6 @@ namespace {
 
 using qtune::runtime::ConfigSource;
 using qtune::runtime::Runtime;
-using Clock = std::chrono::steady_clock;
 
 template <typename T>
 std::vector<T> random_values(std::size_t count, std::mt19937_64& rng) {
