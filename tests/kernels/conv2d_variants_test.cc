@@ -3,7 +3,6 @@
 // Variants this CPU cannot run are skipped with a message naming the ISA.
 #include <gtest/gtest.h>
 
-#include <set>
 #include <thread>
 
 #include "conv2d_test_support.h"
@@ -88,13 +87,6 @@ const std::vector<Shape> kDepthwiseShapes = {
     {1, 4, 21, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40},   // wide rows: many affine tiles (row reuse)
     {1, 5, 23, 24, 24, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 24},   // the same at stride 2, TF SAME
 };
-
-// ISAs this build holds GEMM microkernels for (the depthwise families are a subset of them).
-std::vector<Isa> compiled_isas() {
-  std::set<Isa> isas{Isa::scalar};
-  for (const auto& uk : gemm_microkernels()) isas.insert(uk.isa);
-  return {isas.begin(), isas.end()};
-}
 
 struct DwTile {
   int channel_tile, width_tile;

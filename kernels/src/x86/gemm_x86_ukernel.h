@@ -15,10 +15,10 @@
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 
-#include "../gemm_ukernel_template.h"
-#include "avx2/requant_avx2.h"
+#include "gemm/gemm_ukernel_template.h"
+#include "x86/avx2/requant_avx2.h"
 #if defined(__AVX512F__)
-#include "avx512vnni/requant_avx512.h"
+#include "x86/avx512vnni/requant_avx512.h"
 #endif
 
 namespace qtune::detail {

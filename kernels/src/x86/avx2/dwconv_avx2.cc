@@ -5,8 +5,8 @@
 #include <array>
 #include <cstring>
 
-#include "dwconv_template.h"
-#include "requant_avx2.h"
+#include "dwconv/dwconv_template.h"
+#include "x86/avx2/requant_avx2.h"
 
 namespace qtune::detail {
 namespace {

@@ -6,7 +6,7 @@
 //
 // Register budget (16 ymm): an MR x NR tile holds MR * NR/8 accumulators, plus NR/8 B vectors and
 // one A broadcast; 6x16 and 4x24 (12 accumulators) are the largest tiles that do not spill.
-#include "../gemm_x86_ukernel.h"
+#include "x86/gemm_x86_ukernel.h"
 
 namespace qtune::detail {
 namespace {

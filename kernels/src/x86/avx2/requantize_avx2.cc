@@ -1,6 +1,6 @@
 // The standalone requantization kernels for AVX2: the generic row loop over requant_avx2.h.
-#include "requant_avx2.h"
-#include "requantize_internal.h"
+#include "x86/avx2/requant_avx2.h"
+#include "requantize/requantize_internal.h"
 
 namespace qtune::detail {
 

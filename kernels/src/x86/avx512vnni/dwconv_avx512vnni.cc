@@ -1,11 +1,11 @@
 // AVX-512 depthwise kernels: 16 int32 lanes per vector, vpdpwssd products, masked ragged edges,
 // fused requantization with requant_avx512.h. Compiled with the avx512vnni folder's flags; only
 // ever called after cpu_features().usable(Isa::avx512vnni).
-#include "requant_avx512.h"  // first: wraps <immintrin.h> in GCC 12's -Wmaybe-uninitialized workaround
+#include "x86/avx512vnni/requant_avx512.h"  // first: wraps <immintrin.h> in GCC 12's -Wmaybe-uninitialized workaround
 
 #include <array>
 
-#include "dwconv_template.h"
+#include "dwconv/dwconv_template.h"
 
 namespace qtune::detail {
 namespace {

@@ -2,7 +2,7 @@
 // 16 columns per vector, ragged columns stored with masks. A is PackedA::u8 (s8 activations
 // flipped with +128 zero-point compensation), B PackedB::s8 in groups of 4; A can also be read in
 // place. 32 zmm registers: up to 24 accumulators (12x32, 8x48, 6x64) leave room for B and broadcasts.
-#include "../gemm_x86_ukernel.h"
+#include "x86/gemm_x86_ukernel.h"
 
 namespace qtune::detail {
 namespace {

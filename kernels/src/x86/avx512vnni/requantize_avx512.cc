@@ -1,6 +1,6 @@
 // The standalone requantization kernels for AVX-512: the generic row loop over requant_avx512.h.
-#include "requant_avx512.h"
-#include "requantize_internal.h"
+#include "x86/avx512vnni/requant_avx512.h"
+#include "requantize/requantize_internal.h"
 
 namespace qtune::detail {
 

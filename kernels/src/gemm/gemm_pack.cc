@@ -1,4 +1,4 @@
-#include "gemm_pack.h"
+#include "gemm/gemm_pack.h"
 
 #include <cstring>
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gemm_ukernel.h"
+#include "gemm/gemm_ukernel.h"
 #include "qtune/kernels/gemm.h"
 
 namespace qtune::detail {

@@ -2,8 +2,8 @@
 // vectorize the channel tile), requantized through the scalar plan evaluation.
 #include <array>
 
-#include "dwconv_template.h"
-#include "requant_plan.h"
+#include "dwconv/dwconv_template.h"
+#include "requantize/requant_plan.h"
 
 namespace qtune::detail {
 namespace {

@@ -21,8 +21,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "dwconv.h"
-#include "requant_plan.h"
+#include "dwconv/dwconv.h"
+#include "requantize/requant_plan.h"
 
 #define QTUNE_DW_UNROLL _Pragma("GCC unroll 16")
 

@@ -2,7 +2,7 @@
 // in groups of 4 into wrapping int32 lanes), so that it uses exactly the packing of the VNNI
 // families (PackedA::u8 with the s8 -> u8 flip and +128 zero-point compensation, PackedB::s8, kr 4)
 // and reads A in place the same way. On a CPU without VNNI this is what tests that packing logic.
-#include "gemm_ukernel_template.h"
+#include "gemm/gemm_ukernel_template.h"
 
 namespace qtune::detail {
 namespace {

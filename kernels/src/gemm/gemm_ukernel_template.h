@@ -26,8 +26,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "gemm_ukernel.h"
-#include "requant_plan.h"
+#include "gemm/gemm_ukernel.h"
+#include "requantize/requant_plan.h"
 
 #define QTUNE_GEMM_UNROLL _Pragma("GCC unroll 32")
 
