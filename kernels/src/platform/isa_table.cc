@@ -96,6 +96,7 @@ std::vector<IsaRow> rows() {
     row.gemm = gemm_ukernels_avx2;
     row.dwconv = dw_kernels_avx2;
     row.dot_peak = gemm_dot_peak_avx2;
+    row.pack_a_panel = pack_a_panel_avx2;
     row.requantize = requantize_rows_avx2;
     row.separate_requantize = requantize_rows_avx2;
     row.separate_requantize_unroll = 2;

@@ -14,6 +14,7 @@
 #include <span>
 
 #include "dwconv/dwconv.h"
+#include "gemm/gemm_pack.h"
 #include "gemm/gemm_ukernel.h"
 #include "qtune/kernels/isa.h"
 #include "qtune/kernels/quant.h"
@@ -47,6 +48,9 @@ struct IsaRow {
   std::span<const GemmUkernel> (*gemm)() = nullptr;
   std::span<const DwKernel> (*dwconv)() = nullptr;
   GemmDotPeak (*dot_peak)() = nullptr;  // the family's throughput ceiling, for `qtune bench`
+  // A vector packer of A panels, used for every GEMM family's format it knows where the set is
+  // usable (the first such row wins), or null.
+  PackAPanelFn pack_a_panel = nullptr;
   // The set's own standalone requantization kernel (a value of the requantize isa knob), or null.
   RequantizeRowsFn requantize = nullptr;
   // The kernel a GEMM of this set uses for its separate requantization pass (fuse = 0), with its
