@@ -22,10 +22,10 @@ void requantize_rows_scalar(const RequantConstants& plan, DType out_type, const 
                             std::size_t out_stride);
 
 // ---- the one loop every vector ISA instantiates ------------------------------------------------
-// VectorIsa provides: Vec, kLanes, load(const int32_t*), load_partial(const int32_t*, n),
-// requantize<Mode>(Vec, plan, channel), store(Out*, Vec, n). Instantiated only in that ISA's
-// translation unit (compiled with its flags); the traits types differ per ISA, so the
-// instantiations never collide across translation units.
+// VectorIsa: an instruction set's vector operations (platform/vector_ops.h; of them this loop uses
+// kLanes, load, load_partial, requantize and the partial stores). Instantiated only in that ISA's
+// translation unit (compiled with its flags); the types differ per ISA, so the instantiations
+// never collide across translation units.
 //
 // Each row: `Unroll` full vectors per iteration, then the rest in full or partial vectors (masked
 // loads and stores): every element goes through the same vector code, no scalar tail.

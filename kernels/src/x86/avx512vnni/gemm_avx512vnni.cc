@@ -8,7 +8,6 @@ namespace qtune::detail {
 namespace {
 
 struct Avx512VnniTraits : ZmmBase {
-  static constexpr Isa kIsa = Isa::avx512vnni;
   static constexpr int kKr = 4;
   static constexpr std::size_t kAElem = 1, kBElem = 1;
   static constexpr PackedA kAFormat = PackedA::u8;
