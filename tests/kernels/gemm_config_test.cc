@@ -168,12 +168,15 @@ TEST(GemmMicrokernels, NamesAndTilesAreConsistent) {
     EXPECT_CONTAINS(uk.name, tile);
     EXPECT_CONTAINS(uk.name, std::string(to_string(uk.isa)));
   }
-  // The tiles every family must offer.
+  // The tiles every family must offer: the seeds' 4x4, 8x8 and 8x12; AMX, whose accumulators are
+  // 16 x 16 tiles, its four tile blocks.
+  const std::vector<std::pair<int, int>> register_tiles = {{4, 4}, {8, 8}, {8, 12}};
+  const std::vector<std::pair<int, int>> amx_blocks = {{16, 16}, {16, 32}, {32, 16}, {32, 32}};
   for (Isa isa : compiled_isas()) {
     bool compiled = false;
     for (const auto& uk : gemm_microkernels()) compiled |= uk.isa == isa;
     if (!compiled) continue;
-    for (auto [mr, nr] : {std::pair{4, 4}, {8, 8}, {8, 12}}) {
+    for (auto [mr, nr] : isa == Isa::amx ? amx_blocks : register_tiles) {
       bool found = false;
       for (const auto& uk : gemm_microkernels()) found |= uk.isa == isa && uk.mr == mr && uk.nr == nr;
       EXPECT_TRUE(found) << to_string(isa) << " lacks " << mr << "x" << nr;

@@ -40,7 +40,10 @@ void pack_b_typed(const GemmUkernel& uk, const GemmProblem& problem, const std::
       for (std::size_t kk = 0; kk < k; ++kk) {
         const std::int8_t value = b[kk * ldb + col];
         colsum += u(value);
-        weights[(kk / kr) * stride * kr + j * kr + kk % kr] = static_cast<BElem>(value);
+        const std::size_t g = kk / kr, t = kk % kr;
+        const std::size_t at = uk.b_format == PackedB::s8_quads ? g * stride * kr + (t / 4) * stride * 4 + j * 4 + t % 4
+                                                                : g * stride * kr + j * kr + t;
+        weights[at] = static_cast<BElem>(value);
       }
       const std::uint32_t bias_term = bias != nullptr ? u(bias[col]) : 0u;
       col_terms[j] = wrap(bias_term - za * colsum + u(static_cast<std::int64_t>(k)) * za * u(zb));

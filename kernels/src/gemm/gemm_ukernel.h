@@ -33,7 +33,8 @@
 //     int32 col_term[nr_stride]             bias - za'*colsum + K*za'*zb   (0 in padding columns)
 //     int32 col_zb[nr_stride]               zb per column                  (0 in padding columns)
 //     elem  b[k_groups_total][nr_stride][kr] B[k][n0 + j] at (g, j, t) with k = g*kr + t, 0 padded
-//     PackedB::s8: int8;  PackedB::s16: int16 (sign-extended, for vpmaddwd).
+//     PackedB::s8: int8;  PackedB::s16: int16 (sign-extended, for vpmaddwd);
+//     PackedB::s8_quads: int8 with each group's k split into quads, b[g][t / 4][j][t % 4] (AMX).
 //   The byte size of one panel is gemm_b_panel_bytes(); panels follow each other in column order.
 // In-place A (descriptor.a_in_place): the kernel reads kr-byte groups straight from the mr row
 //   pointers (byte formats only): full groups as 4-byte loads, the ragged last group of a row with
@@ -63,6 +64,8 @@ enum class PackedA : unsigned char {
 enum class PackedB : unsigned char {
   s8,   // int8 weights as given
   s16,  // int16 sign-extended weights
+  s8_quads,  // int8, each group of kr k values split into quads of 4: [kr/4][nr_stride][4], the
+             // VNNI-4 layout of an AMX B tile (a group of 64 is one tile: 16 rows of 16 columns x 4)
 };
 
 inline constexpr std::size_t packed_a_elem_bytes(PackedA f) { return f == PackedA::s16 ? 2 : 1; }

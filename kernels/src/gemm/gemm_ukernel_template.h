@@ -58,26 +58,62 @@ struct GemmTileKernel {
     Acc acc[MR][kVecs];
   };
 
+  // Families whose accumulators live in registers of their own (AMX tiles) provide
+  // accumulate_tiles<MR, NR>(args, c, load_c): the K block into c (MR x kNrStride int32), starting
+  // from the sums in c when load_c. The epilogue then runs on vectors loaded from c.
+  static constexpr bool kTileAccumulators =
+      requires(const GemmUkernelArgs& a, std::int32_t* c) { T::template accumulate_tiles<MR, NR>(a, c, true); };
+
   static void run(const GemmUkernelArgs& args_in) {
     // A local copy: C is written through byte pointers, which may alias anything, so fields read
     // through the caller's reference would be reloaded after every store of the epilogue.
     const GemmUkernelArgs args = args_in;
     Tile t;
-    init(t, args);
-    if (args.a_packed != nullptr) {
-      accumulate_packed(t, args);
-    } else if constexpr (T::kInPlace) {
-      accumulate_in_place(t, args);
-    }
-    if (!args.last) {
-      store_partial(t, args);
-      return;
+    if constexpr (kTileAccumulators) {
+      run_tile_accumulators(t, args);
+      if (!args.last) return;
+    } else {
+      run_vector_accumulators(t, args);
+      if (!args.last) return;
     }
     add_zero_point_terms(t, args);
     write_output(t, args);
   }
 
  private:
+  static void run_tile_accumulators(Tile& t, const GemmUkernelArgs& args) {
+    alignas(64) std::int32_t c[MR * kNrStride];
+    if (!args.first) {
+      for (std::size_t i = 0; i < static_cast<std::size_t>(MR); ++i) {
+        if (i < args.rows) {
+          std::memcpy(c + i * kNrStride, args.partial + i * args.partial_stride, kNrStride * sizeof(std::int32_t));
+        } else {
+          std::memset(c + i * kNrStride, 0, kNrStride * sizeof(std::int32_t));
+        }
+      }
+    }
+    T::template accumulate_tiles<MR, NR>(args, c, !args.first);
+    if (!args.last) {
+      for (std::size_t i = 0; i < args.rows; ++i) {
+        std::memcpy(args.partial + i * args.partial_stride, c + i * kNrStride, kNrStride * sizeof(std::int32_t));
+      }
+      return;
+    }
+    for (int i = 0; i < MR; ++i) {
+      for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::load(c + i * kNrStride + v * T::kLanes);
+    }
+  }
+
+  static void run_vector_accumulators(Tile& t, const GemmUkernelArgs& args) {
+    init(t, args);
+    if (args.a_packed != nullptr) {
+      accumulate_packed(t, args);
+    } else if constexpr (T::kInPlace) {
+      accumulate_in_place(t, args);
+    }
+    if (!args.last) store_partial(t, args);
+  }
+
   static void init(Tile& t, const GemmUkernelArgs& args) {
     QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
@@ -88,8 +124,9 @@ struct GemmTileKernel {
     }
   }
 
-  __attribute__((always_inline)) static inline void step(Tile& t, const typename T::AVec& a, int i,
-                                                         const typename T::BVec* b) {
+  // (Deduced operand types: families with tile accumulators have no A and B vectors.)
+  template <class AVec, class BVec>
+  __attribute__((always_inline)) static inline void step(Tile& t, const AVec& a, int i, const BVec* b) {
     QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::dot(t.acc[i][v], a, b[v]);
   }
 

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "x86/amx_model/amx_tile_model.h"
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <sys/syscall.h>
@@ -185,7 +187,10 @@ bool CpuFeatures::usable(Isa isa) const {
     case Isa::avx2: return avx2;
     case Isa::avxvnni: return avx2 && avxvnni;
     case Isa::avx512vnni: return avx512f && avx512bw && avx512vl && avx512vnni;
-    case Isa::amx: return amx_tile && amx_int8 && amx_permitted;
+    // Or over the portable model of the tile instructions (tests), whose kernels' epilogue is AVX-512.
+    case Isa::amx:
+      return (amx_tile && amx_int8 && amx_permitted) ||
+             (detail::amx_model::active() && avx512f && avx512bw && avx512vl && avx512vnni);
     case Isa::neon: return neon;
     case Isa::dotprod: return neon && dotprod;
     case Isa::i8mm: return neon && i8mm;

@@ -24,6 +24,9 @@ void requantize_rows_avx2(int unroll, const RequantConstants& plan, DType out_ty
 std::span<const GemmUkernel> gemm_ukernels_avxvnni();  // x86/avxvnni/
 GemmDotPeak gemm_dot_peak_avxvnni();
 #endif
+#if defined(QTUNE_HAVE_AMX)
+std::span<const GemmUkernel> gemm_ukernels_amx();  // x86/amx/
+#endif
 #if defined(QTUNE_HAVE_AVX512VNNI)
 std::span<const GemmUkernel> gemm_ukernels_avx512vnni();  // x86/avx512vnni/
 std::span<const DwKernel> dw_kernels_avx512vnni();
@@ -49,6 +52,8 @@ namespace {
 
 // Default tiles, measured on this project's workloads (the tiles that keep the most accumulators
 // in registers without spilling; see each family's file for its register budget).
+// AMX: the 2x2 tile block loads each A and B tile once for two dot products.
+constexpr GemmTile kAmxTiles[] = {{32, 32}, {16, 32}, {32, 16}, {16, 16}};
 constexpr GemmTile kAvx512Tiles[] = {{6, 64}, {8, 48}, {12, 32}, {4, 64}};
 constexpr GemmTile kYmmTiles[] = {{6, 16}};
 constexpr GemmTile kArmDotTiles[] = {{8, 12}};
@@ -64,6 +69,19 @@ constexpr DwDefaultTile kScalarDwTiles[] = {{8, false}};
 
 std::vector<IsaRow> rows() {
   std::vector<IsaRow> out;
+#if defined(QTUNE_HAVE_AMX) && defined(QTUNE_HAVE_AVX512VNNI)
+  {
+    // Usable only where the CPU has AMX-INT8 and the OS granted tile data (or tests run it over the
+    // model); oneDNN reaches 2-4x the VNNI rate there on large GEMMs.
+    IsaRow& row = out.emplace_back(Isa::amx);
+    row.gemm = gemm_ukernels_amx;
+    row.separate_requantize = requantize_rows_avx512;
+    row.separate_requantize_unroll = 2;
+    row.gemm_tiles = kAmxTiles;
+    row.narrow_n = 16;
+    row.narrow_tile = {32, 16};
+  }
+#endif
 #if defined(QTUNE_HAVE_AVX512VNNI)
   {
     IsaRow& row = out.emplace_back(Isa::avx512vnni);
