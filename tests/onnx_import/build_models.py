@@ -4,7 +4,7 @@
   build_models.py table WORKLOADS.json OUT.onnx --form qoperator|qdq
       every layer of a qtune workload table (each repeated `count` times, the copies named
       NAME#2, NAME#3, ...), one graph input and output per layer, random weights
-  build_models.py cnn OUT.onnx --form qoperator|qdq [--seed S] [--dynamic-batch]
+  build_models.py cnn OUT.onnx --form qoperator|qdq [--seed S] [--dynamic-batch] [--power-of-two]
       a small CNN chained as deployed models are: 3x3/2 conv + ReLU, depthwise 3x3 + ReLU6,
       1x1 project, 1x1 expand + ReLU, global average pool, fully connected; every layer's output
       is a graph output too (so a runner can compare each layer)
@@ -23,8 +23,8 @@ OPSET = 13  # per-axis DequantizeLinear (13) and everything qtune reads
 
 
 class Graph:
-    def __init__(self, form, rng):
-        self.form, self.rng = form, rng
+    def __init__(self, form, rng, power_of_two=False):
+        self.form, self.rng, self.power_of_two = form, rng, power_of_two
         self.nodes, self.inits, self.inputs, self.outputs = [], [], [], []
 
     def const(self, name, array):
@@ -35,6 +35,8 @@ class Graph:
         w = self.rng.integers(-127 if wtype == np.int8 else 0, 128 if wtype == np.int8 else 256, size=shape).astype(wtype)
         channels = shape[0]
         scales = (self.rng.uniform(0.002, 0.02, size=channels) if per_channel else np.array(0.01)).astype(np.float32)
+        if self.power_of_two:  # requantization scales 2^-k: many products end in exactly .5
+            scales = np.exp2(np.round(np.log2(scales))).astype(np.float32)
         if zero_points:
             zps = self.rng.integers(-3, 4, size=channels if per_channel else None)
         else:
@@ -121,7 +123,7 @@ def table(args):
 
 def cnn(args):
     """Input 1x3x32x32 u8 -> 16x16x16 -> dw 16x16x16 -> 8 -> 48 -> pool -> fc 10, s8 weights per channel."""
-    g = Graph(args.form, np.random.default_rng(args.seed))
+    g = Graph(args.form, np.random.default_rng(args.seed), args.power_of_two)
     u8 = np.uint8
     batch = "N" if args.dynamic_batch else 1
     g.inputs.append(helper.make_tensor_value_info("image", TensorProto.UINT8, [batch, 3, 32, 32]))
@@ -130,11 +132,13 @@ def cnn(args):
               ("dw", 16, 1, 3, 1, [1, 1, 1, 1], 16, "relu6", 0),
               ("project", 8, 16, 1, 1, [0, 0, 0, 0], 1, None, 128),
               ("expand", 48, 8, 1, 1, [0, 0, 0, 0], 1, "relu", 0)]
-    x, x_scale, x_zp = "image", 0.02, u8(128)
+    x, x_scale, x_zp = "image", (0.015625 if args.power_of_two else 0.02), u8(128)
     for name, oc, ic, k, s, pads, group, act, y_zp in layers:
         w, ws, wz = g.weights((oc, ic, k, k), True)
         bias = g.rng.integers(-2000, 2000, size=oc).astype(np.int32)
         y_scale = float(g.rng.uniform(0.03, 0.06))
+        if args.power_of_two:
+            y_scale = 2.0 ** round(np.log2(y_scale))
         # The QOperator form has no activation nodes: the output range carries them (ReLU: zero point 0).
         g.layer("conv", name, x, x_scale, x_zp, name + "_out", w, ws, wz, y_scale, u8(y_zp), bias,
                 dict(kernel_shape=[k, k], strides=[s, s], pads=pads, group=group),
@@ -148,8 +152,9 @@ def cnn(args):
     g.nodes.append(helper.make_node("Flatten", ["pool_f"], ["flat_f"], name="flatten"))
     g.nodes.append(helper.make_node("QuantizeLinear", ["flat_f", g.const("flat_scale", np.float32(x_scale)),
                                                        g.const("flat_zp", x_zp)], ["flat"], name="flat_q"))
+    g.outputs.append(helper.make_tensor_value_info("flat", TensorProto.UINT8, None))
     w, ws, wz = g.weights((10, 48), True)
-    g.layer("gemm", "fc", "flat", x_scale, x_zp, "fc_out", np.ascontiguousarray(w.T), ws, wz, 0.08, u8(128), None, {},
+    g.layer("gemm", "fc", "flat", x_scale, x_zp, "fc_out", np.ascontiguousarray(w.T), ws, wz, 0.25, u8(128), None, {},
             w_axis=1)
     g.outputs.append(helper.make_tensor_value_info("fc_out", TensorProto.UINT8, None))
     onnx.save(g.model("small_cnn"), args.out)
@@ -190,6 +195,8 @@ def main():
     p.add_argument("--form", choices=["qoperator", "qdq"], required=True)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--dynamic-batch", action="store_true", help="the image's batch dimension is the parameter N")
+    p.add_argument("--power-of-two", action="store_true",
+                   help="every scale a power of two, so that rounding ties occur (half to even is checked)")
     p.set_defaults(run=cnn)
     p = sub.add_parser("bad")
     p.add_argument("kind", choices=["opset", "weights-size", "scale-zero", "scale-nan", "zero-point-type"])
