@@ -31,6 +31,7 @@
 #include "records_cli.h"
 
 #ifdef QTUNE_HAVE_ONNX
+#include "onnxruntime_peer.h"
 #include "qtune/onnx_import/model_workloads.h"
 #endif
 
@@ -73,6 +74,7 @@ struct LayerValues {
   qtune::Conv2dProblem conv;
   std::vector<std::int8_t> weights;  // K x N (gemm) or HWIO (conv)
   std::vector<std::int32_t> bias;    // empty when the layer has none
+  std::vector<std::string> onnx_nodes;  // the ONNX nodes it stands for (for onnxruntime's per-node times)
 };
 
 std::size_t element_bytes(qtune::DType t) { return t == qtune::DType::s32 ? 4 : 1; }
@@ -235,7 +237,7 @@ std::vector<LayerValues> model_layer_values(const std::string& path, const qtune
       // A batched matrix product runs its first matrix; the table counts it once per batch.
       values.push_back({m.gemm, m.conv, {m.weights.begin(), m.weights.begin() + (m.op == qtune::OpKind::gemm ?
                                                                                 m.gemm.k * m.gemm.n : static_cast<std::int64_t>(m.weights.size()))},
-                        m.bias});
+                        m.bias, m.nodes});
       break;
     }
   }
@@ -246,9 +248,68 @@ std::vector<LayerValues> model_layer_values(const std::string& path, const qtune
 #endif
 }
 
+#ifdef QTUNE_HAVE_ONNX
+// The model in onnxruntime at the run's thread budget, after qtune's timings: per layer (its
+// profiler's kernel times of the layer's nodes) against the tuned time, and the whole model.
+void compare_with_onnxruntime(const std::string& model_path, const qtune::cli::Args& args,
+                              const std::vector<LayerResult>& results, const std::vector<LayerValues>& values,
+                              int threads, int repetitions, bool json) {
+  std::vector<qtune::cli::LayerNodes> nodes;
+  for (std::size_t i = 0; i < results.size(); ++i) nodes.push_back({results[i].name, values[i].onnx_nodes});
+  const auto timings = qtune::cli::time_in_onnxruntime(model_path, qtune::cli::input_shapes(args), nodes, {threads},
+                                                       std::max(repetitions, 5));
+  const qtune::cli::OnnxRuntimeRun& ort = timings.runs.at(0);
+  qtune::cli::CaseTiming tuned_total{0, 0, 0, repetitions}, ort_total{0, 0, 0, repetitions};
+  nlohmann::json layers = nlohmann::json::object();
+  if (!json) {
+    std::cout << "\nonnxruntime " << timings.version << " (Node.js), " << threads << " thread(s), median of "
+              << ort.model.repetitions << " runs after qtune's timings; a layer's time is the sum of onnxruntime's "
+              << "profiler kernel times of its nodes\n"
+              << std::left << std::setw(34) << "layer" << std::right << std::setw(4) << "x" << std::setw(10) << "tuned"
+              << std::setw(13) << "onnxruntime" << std::setw(16) << "ort/tun" << "\n";
+  }
+  for (const LayerResult& r : results) {
+    const auto it = ort.layers.find(r.name);
+    if (it == ort.layers.end()) continue;
+    for (auto* total : {&tuned_total, &ort_total}) {
+      const qtune::cli::CaseTiming& t = total == &tuned_total ? r.tuned : it->second;
+      total->median_ns += r.count * t.median_ns;
+      total->low_ns += r.count * t.low_ns;
+      total->high_ns += r.count * t.high_ns;
+    }
+    layers[r.name] = {{"tuned_ns", r.tuned.median_ns}, {"onnxruntime_ns", it->second.median_ns},
+                      {"onnxruntime_quartiles_ns", {it->second.low_ns, it->second.high_ns}}};
+    if (!json) {
+      std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::right << std::setw(4) << r.count
+                << std::setw(10) << ms(r.tuned.median_ns) << std::setw(13) << ms(it->second.median_ns) << std::setw(16)
+                << ratio(it->second.median_ns, r.tuned.median_ns) + " " + qtune::cli::verdict(r.tuned, it->second)
+                << "\n";
+    }
+  }
+  if (json) {
+    std::cout << nlohmann::json{{"type", "onnxruntime"},        {"version", timings.version},
+                                {"threads", threads},            {"layers", layers},
+                                {"layers_tuned_ns", tuned_total.median_ns}, {"layers_onnxruntime_ns", ort_total.median_ns},
+                                {"model_ns", ort.model.median_ns}, {"other_nodes_ns", ort.other.median_ns}}
+                     .dump()
+              << "\n";
+    return;
+  }
+  std::cout << "layers: tuned " << ms(tuned_total.median_ns) << " ms, onnxruntime " << ms(ort_total.median_ns)
+            << " ms (onnxruntime/tuned " << ratio(ort_total.median_ns, tuned_total.median_ns) << ", "
+            << qtune::cli::verdict(tuned_total, ort_total) << "); the whole model in onnxruntime " << ms(ort.model.median_ns)
+            << " ms (session.run from Node.js), of which " << ms(ort.other.median_ns)
+            << " ms in nodes qtune does not compute (pooling, layout transposes, ...)\n";
+}
+#endif
+
 int run_network(const qtune::cli::Args& args) {
   const auto model_path = args.value("model");
   if (model_path && args.value("workloads")) throw qtune::cli::UsageError("give --workloads FILE or --model FILE, not both");
+  if (args.flag("onnxruntime") && !model_path) throw qtune::cli::UsageError("--onnxruntime needs --model FILE");
+#ifndef QTUNE_HAVE_ONNX
+  if (args.flag("onnxruntime")) throw qtune::cli::UsageError("--onnxruntime: this qtune was built without ONNX support");
+#endif
   if (model_path && args.value("rounding"))
     throw qtune::cli::UsageError("--rounding does not apply to --model: ONNX requantizes in fp32, as the model's layers do");
   const std::string workloads_path = model_path ? *model_path : args.required("workloads");
@@ -317,9 +378,11 @@ int run_network(const qtune::cli::Args& args) {
   std::size_t onednn_layers = 0, onednn_dropped_layers = 0;
   const std::string run_uid = qtune::records::new_run_uid();
   std::vector<qtune::records::NetworkRunRecord> run_rows;  // stored with --db, for `qtune report`
+  std::vector<LayerResult> results;
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const qtune::Layer& layer = network.layers[i];
     const LayerResult r = run_layer(rt, layer, repetitions, model_values.empty() ? nullptr : &model_values[i]);
+    results.push_back(r);
     append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network);
     accumulate(total_tuned, r.tuned, r.count);
     accumulate(total_default, r.untuned, r.count);
@@ -397,6 +460,9 @@ int run_network(const qtune::cli::Args& args) {
                             {"target_differences", rt.target_differences()},
                             {"stored_run", stored_run.empty() ? nlohmann::json() : nlohmann::json(stored_run)}};
     std::cout << total.dump() << "\n";
+#ifdef QTUNE_HAVE_ONNX
+    if (args.flag("onnxruntime")) compare_with_onnxruntime(*model_path, args, results, model_values, thread_budget, repetitions, true);
+#endif
     return 0;
   }
   std::cout << "\ntotal: tuned " << ms(total_tuned.median_ns) << " ms, default " << ms(total_default.median_ns)
@@ -425,6 +491,9 @@ int run_network(const qtune::cli::Args& args) {
     std::cout << "note: oneDNN ran " << onednn_dropped_layers << " layer(s) without what it cannot express (weight "
               << "zero points, clamp bounds narrower than the output type): the same work on other values\n";
   }
+#ifdef QTUNE_HAVE_ONNX
+  if (args.flag("onnxruntime")) compare_with_onnxruntime(*model_path, args, results, model_values, thread_budget, repetitions, false);
+#endif
   if (fallbacks.empty()) {
     std::cout << "every layer ran its own tuned configuration\n";
   } else {
@@ -438,7 +507,7 @@ int run_network(const qtune::cli::Args& args) {
 
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
               "qtune run (--workloads FILE | --model FILE [--input-shape NAME=DIMS]) [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
-              "[--rounding MODE] [--repetitions N] [--no-store] [--json]",
+              "[--rounding MODE] [--repetitions N] [--no-store] [--onnxruntime] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
                {"model", true, "FILE  a quantized ONNX model: its conv / matmul layers with their own weights and quantization"},
                qtune::cli::input_shape_option(),
@@ -452,5 +521,7 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                 "nearest tuned shape"},
                {"repetitions", true, "N  timed repetitions per layer and variant; the median is reported (default 5)"},
                {"no-store", false, "with --db: do not store the timings in the database's network_runs table"},
+               {"onnxruntime", false, "with --model: also time the model in onnxruntime (Node.js, onnxruntime-node from "
+                                      "scripts/setup.sh) at the same thread budget, per layer and whole"},
                {"json", false, "one JSON object per line: each layer (type \"layer\"), then the total (type \"total\")"}},
               run_network);

@@ -15,16 +15,22 @@ OptionSpec input_shape_option() {
 
 #ifdef QTUNE_HAVE_ONNX
 
-onnx_import::Model load_model(const std::string& path, const Args& args) {
-  onnx_import::ImportOptions options;
+std::map<std::string, std::vector<std::int64_t>> input_shapes(const Args& args) {
+  std::map<std::string, std::vector<std::int64_t>> shapes;
   for (const std::string& text : args.values("input-shape")) {
     try {
       auto [name, dims] = onnx_import::parse_input_shape(text);
-      if (!options.input_shapes.emplace(name, dims).second) throw UsageError("--input-shape gives '" + name + "' twice");
+      if (!shapes.emplace(name, dims).second) throw UsageError("--input-shape gives '" + name + "' twice");
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("option --input-shape: ") + e.what());
     }
   }
+  return shapes;
+}
+
+onnx_import::Model load_model(const std::string& path, const Args& args) {
+  onnx_import::ImportOptions options;
+  options.input_shapes = input_shapes(args);
   onnx_import::Model model = onnx_import::read_model(path, options);
   if (!model.skipped.empty()) {
     std::cerr << "qtune: " << path << ": " << model.skipped.size() << " node(s) qtune does not compute, skipped:\n";

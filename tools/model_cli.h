@@ -4,7 +4,10 @@
 // options exist and say why they cannot be used.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "cli.h"
 #include "qtune/search_space/workload.h"
@@ -23,6 +26,8 @@ WorkloadFile model_workload_file(const std::string& path, const Args& args);
 
 #ifdef QTUNE_HAVE_ONNX
 onnx_import::Model load_model(const std::string& path, const Args& args);
+// The --input-shape options by input name (UsageError for malformed or repeated ones).
+std::map<std::string, std::vector<std::int64_t>> input_shapes(const Args& args);
 #endif
 
 }  // namespace qtune::cli

@@ -140,6 +140,8 @@ Model read_model(const std::string& path, const ImportOptions& options) {
   model.graph_name = graph.name();
   const detail::GraphIndex index(graph);
 
+  std::map<const onnx::NodeProto*, std::size_t> position;  // a node's index, for its label
+  for (int i = 0; i < graph.node_size(); ++i) position[&graph.node(i)] = static_cast<std::size_t>(i);
   std::set<const onnx::NodeProto*> absorbed;
   std::vector<std::pair<const onnx::NodeProto*, std::string>> unsupported;  // node, why
   for (int i = 0; i < graph.node_size(); ++i) {
@@ -150,6 +152,8 @@ Model read_model(const std::string& path, const ImportOptions& options) {
       if (auto spec = detail::match_layer(node, where, index, model.opset)) {
         ModelLayer layer = detail::build_layer(*spec, index);
         layer.name = label;
+        for (const onnx::NodeProto* part : spec->absorbed)
+          layer.nodes.push_back(node_label(*part, position.at(part)));
         model.layers.push_back(std::move(layer));
         absorbed.insert(spec->absorbed.begin(), spec->absorbed.end());
       }

@@ -78,4 +78,26 @@ TEST_F(ModelCommands, TuneAndRunTheModelsOwnLayers) {
   EXPECT_EQ(qtune("run --model cnn.onnx --rounding tflite").exit_code, 2);
 }
 
+TEST_F(ModelCommands, RunComparesWithOnnxRuntimeLayerByLayer) {
+  build_model(cat("cnn ", path("cnn.onnx").string(), " --form qdq"));
+  const auto o = qtune("run --model cnn.onnx --repetitions 3 --onnxruntime --json",
+                       cat("QTUNE_NODE_MODULES='", QTUNE_NODE_MODULES, "'"));
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::istringstream lines(o.out);
+  nlohmann::json ort;
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["type"] == "onnxruntime") ort = j;
+  }
+  ASSERT_FALSE(ort.is_null()) << o.out;
+  EXPECT_EQ(ort["threads"], 1);
+  // Every layer has its onnxruntime kernel time (QDQ: the fused node, or the DQ / Conv / Q nodes).
+  for (const char* layer : {"stem", "dw", "project", "expand", "fc"}) {
+    ASSERT_TRUE(ort["layers"].contains(layer)) << layer << ": " << ort.dump();
+    EXPECT_GT(ort["layers"][layer]["onnxruntime_ns"].get<double>(), 0) << layer;
+  }
+  EXPECT_GT(ort["model_ns"].get<double>(), ort["layers_onnxruntime_ns"].get<double>());
+  EXPECT_EQ(qtune("run --workloads x.json --onnxruntime").exit_code, 2);
+}
+
 }  // namespace

@@ -51,6 +51,7 @@ struct ModelLayer {
   std::string name;     // the node's name, else "<op_type>_<index>"
   std::string op_type;  // of the main node: QLinearConv, Conv (QDQ), ...
   std::string input, output;  // the activation tensor read and the tensor written
+  std::vector<std::string> nodes;  // the names of the ONNX nodes the layer stands for (QDQ: with its DQ / Q)
   OpKind op = OpKind::conv2d;
   Conv2dProblem conv;   // op == conv2d: NHWC problem, weights HWIO
   GemmProblem gemm;     // op == gemm: A is M x K (leading dimensions of A folded into M), B is K x N
