@@ -61,6 +61,27 @@ void check_quantization(const LayerSpec& spec, std::int64_t channels) {
                              std::to_string(channels));
 }
 
+// The quantization of a Conv2dProblem or GemmProblem (the fields they share) from the layer's.
+template <typename Problem>
+void fill_quantization(Problem& p, const LayerSpec& spec, std::int64_t channels) {
+  check_quantization(spec, channels);
+  p.a_type = spec.x_type;
+  p.a_zero_point = spec.x_zero_point;
+  p.b_zero_points = weight_zero_points(spec);
+  p.has_bias = !spec.bias.empty();
+  p.out_type = spec.requantized ? spec.y_type : DType::s32;
+  if (spec.requantized) p.requant = requant_params(spec);
+}
+
+// The weights as stored (ONNX's layout), u8 ones shifted to s8.
+std::vector<std::int8_t> signed_weights(const LayerSpec& spec) {
+  const auto values = integer_values(*spec.w, spec.where, spec.w_field);
+  const int shift = spec.w_unsigned ? 128 : 0;
+  std::vector<std::int8_t> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<std::int8_t>(values[i] - shift);
+  return out;
+}
+
 void fill_conv(ModelLayer& layer, const LayerSpec& spec, const GraphIndex& graph) {
   const auto x = static_shape(spec.x, graph);
   const std::vector<std::int64_t> w(spec.w->dims().begin(), spec.w->dims().end());
@@ -116,24 +137,17 @@ void fill_conv(ModelLayer& layer, const LayerSpec& spec, const GraphIndex& graph
   } else if (mode != "VALID") {
     spec.where.fail("auto_pad", "'" + mode + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
   }
-  check_quantization(spec, p.out_c);
-  p.a_type = spec.x_type;
-  p.a_zero_point = spec.x_zero_point;
-  p.b_zero_points = weight_zero_points(spec);
-  p.has_bias = !spec.bias.empty();
-  p.out_type = spec.requantized ? spec.y_type : DType::s32;
-  if (spec.requantized) p.requant = requant_params(spec);
+  fill_quantization(p, spec, p.out_c);
   // OIHW -> HWIO.
-  const auto values = integer_values(*spec.w, spec.where, spec.w_field);
+  const auto values = signed_weights(spec);
   const std::int64_t per_group = w[1], kh = w[2], kw = w[3];
   layer.weights.resize(values.size());
-  const int shift = spec.w_unsigned ? 128 : 0;
   for (std::int64_t o = 0; o < p.out_c; ++o)
     for (std::int64_t i = 0; i < per_group; ++i)
       for (std::int64_t y = 0; y < kh; ++y)
         for (std::int64_t x_ = 0; x_ < kw; ++x_)
           layer.weights[static_cast<std::size_t>(((y * kw + x_) * per_group + i) * p.out_c + o)] =
-              static_cast<std::int8_t>(values[static_cast<std::size_t>(((o * per_group + i) * kh + y) * kw + x_)] - shift);
+              values[static_cast<std::size_t>(((o * per_group + i) * kh + y) * kw + x_)];
   layer.input_shape = x;
   layer.output_shape = {p.batch, p.out_c, p.out_h(), p.out_w()};
 }
@@ -161,21 +175,14 @@ void fill_gemm(ModelLayer& layer, const LayerSpec& spec, const GraphIndex& graph
   p.m = m;
   p.n = n;
   p.k = k;
-  check_quantization(spec, n);
-  p.a_type = spec.x_type;
-  p.a_zero_point = spec.x_zero_point;
-  p.b_zero_points = weight_zero_points(spec);
-  p.has_bias = !spec.bias.empty();
-  p.out_type = spec.requantized ? spec.y_type : DType::s32;
-  if (spec.requantized) p.requant = requant_params(spec);
-  const auto values = integer_values(*spec.w, spec.where, spec.w_field);
-  const int shift = spec.w_unsigned ? 128 : 0;
+  fill_quantization(p, spec, n);
+  const auto values = signed_weights(spec);
   layer.weights.resize(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     // Gemm's transB holds B as N x K; qtune reads K x N.
     const std::size_t row = i / static_cast<std::size_t>(n), col = i % static_cast<std::size_t>(n);
     const std::size_t from = spec.trans_b ? col * static_cast<std::size_t>(k) + row : i;
-    layer.weights[i] = static_cast<std::int8_t>(values[from] - shift);
+    layer.weights[i] = values[from];
   }
   layer.gemm_batches = batches;
   layer.input_shape = a;
