@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <regex>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +21,17 @@ std::string shell_quote(const std::string& text) {
     }
   }
   return out + "'";
+}
+
+// onnxruntime names a node it rewrote "<name>_token_<n>": the name it had in the model.
+std::string model_node_name(const std::string& node) {
+  const std::string marker = "_token_";
+  const auto at = node.rfind(marker);
+  if (at == std::string::npos || at + marker.size() == node.size()) return node;
+  for (std::size_t i = at + marker.size(); i < node.size(); ++i) {
+    if (node[i] < '0' || node[i] > '9') return node;
+  }
+  return node.substr(0, at);
 }
 
 std::string run_command(const std::string& command) {
@@ -56,12 +66,11 @@ OnnxRuntimeTimings time_in_onnxruntime(const std::string& model,
                               shell_quote(shapes.dump());
   const nlohmann::json result = nlohmann::json::parse(run_command(command));
 
-  // Node name -> layer name; a rewritten node keeps its name before "_token_<n>".
+  // Node name -> layer name.
   std::map<std::string, std::string> layer_of;
   for (const auto& layer : layers) {
     for (const auto& node : layer.nodes) layer_of[node] = layer.layer;
   }
-  const std::regex token("_token_[0-9]+$");
   OnnxRuntimeTimings timings;
   timings.version = result.at("version").get<std::string>();
   for (const auto& run : result.at("runs")) {
@@ -71,7 +80,7 @@ OnnxRuntimeTimings time_in_onnxruntime(const std::string& model,
     std::map<std::string, std::vector<double>> per_layer;  // per timed run, summed over the layer's nodes
     std::vector<double> other(static_cast<std::size_t>(repetitions), 0.0);
     for (const auto& [node, times] : run.at("node_ns").items()) {
-      const auto it = layer_of.find(std::regex_replace(node, token, ""));
+      const auto it = layer_of.find(model_node_name(node));
       std::vector<double>& sums = it == layer_of.end() ? other : per_layer[it->second];
       sums.resize(static_cast<std::size_t>(repetitions), 0.0);
       const auto values = times.get<std::vector<double>>();

@@ -96,6 +96,10 @@ void fill_conv(ModelLayer& layer, const LayerSpec& spec, const GraphIndex& graph
   const auto dilations = ints_attribute(node, "dilations", {1, 1});
   if (kernel.size() != 2 || strides.size() != 2 || dilations.size() != 2)
     spec.where.fail("kernel_shape", "kernel_shape, strides and dilations need 2 values for a 2-D convolution");
+  for (const auto* values : {&strides, &dilations}) {
+    if ((*values)[0] < 1 || (*values)[1] < 1)
+      spec.where.fail(values == &strides ? "strides" : "dilations", dims_text(*values) + " must be >= 1");
+  }
   if (kernel[0] != w[2] || kernel[1] != w[3])
     spec.where.fail("kernel_shape", dims_text(kernel) + " does not match the weights' " + dims_text(w));
   if (groups < 1 || x[1] % groups != 0 || w[0] % groups != 0 || w[1] != x[1] / groups)
