@@ -6,8 +6,9 @@
       NAME#2, NAME#3, ...), one graph input and output per layer, random weights
   build_models.py cnn OUT.onnx --form qoperator|qdq [--seed S] [--dynamic-batch] [--power-of-two]
       a small CNN chained as deployed models are: 3x3/2 conv + ReLU, depthwise 3x3 + ReLU6,
-      1x1 project, 1x1 expand + ReLU, global average pool, fully connected; every layer's output
-      is a graph output too (so a runner can compare each layer)
+      1x1 project, 1x1 expand + ReLU, global average pool, fully connected (QDQ: a Gemm with transB
+      and an int32 bias); every layer's output is a graph output too (so a runner can compare each
+      layer)
   build_models.py bad KIND OUT.onnx
       a model that must be refused: opset, weights-size, scale-zero, scale-nan, zero-point-type
 """
@@ -45,7 +46,8 @@ class Graph:
 
     def layer(self, op, name, x, x_scale, x_zp, out, w, w_scales, w_zps, y_scale, y_zp, bias, attrs, relu=None,
               w_axis=0):
-        """QLinearConv / QLinearMatMul, or DequantizeLinear -> Conv / MatMul -> [Relu|Clip] -> QuantizeLinear."""
+        """QLinearConv / QLinearMatMul, or DequantizeLinear -> Conv / MatMul / Gemm -> [Relu|Clip] -> QuantizeLinear
+        (op "conv", "gemm": B is K x N, or "gemm_t": a Gemm with transB = 1, B is N x K)."""
         xs, xz = self.const(name + "_x_scale", np.float32(x_scale)), self.const(name + "_x_zp", x_zp)
         ws, wz = self.const(name + "_w_scale", w_scales), self.const(name + "_w_zp", w_zps)
         ys, yz = self.const(name + "_y_scale", np.float32(y_scale)), self.const(name + "_y_zp", y_zp)
@@ -68,7 +70,10 @@ class Graph:
                                                name=name + "_dq_b", axis=0))
             inputs.append(name + "_bf")
         y = name + "_yf"
-        self.nodes.append(helper.make_node("Conv" if op == "conv" else "MatMul", inputs, [y], name=name, **attrs))
+        onnx_op = {"conv": "Conv", "gemm": "MatMul", "gemm_t": "Gemm"}[op]
+        if op == "gemm_t":
+            attrs = dict(attrs, transB=1)
+        self.nodes.append(helper.make_node(onnx_op, inputs, [y], name=name, **attrs))
         if relu == "relu":
             self.nodes.append(helper.make_node("Relu", [y], [name + "_relu"], name=name + "_relu"))
             y = name + "_relu"
@@ -154,8 +159,12 @@ def cnn(args):
                                                        g.const("flat_zp", x_zp)], ["flat"], name="flat_q"))
     g.outputs.append(helper.make_tensor_value_info("flat", TensorProto.UINT8, None))
     w, ws, wz = g.weights((10, 48), True)
-    g.layer("gemm", "fc", "flat", x_scale, x_zp, "fc_out", np.ascontiguousarray(w.T), ws, wz, 0.25, u8(128), None, {},
-            w_axis=1)
+    if args.form == "qdq":  # a Gemm with transB and an int32 bias, as onnxruntime's quantizer writes an FC
+        bias = g.rng.integers(-2000, 2000, size=10).astype(np.int32)
+        g.layer("gemm_t", "fc", "flat", x_scale, x_zp, "fc_out", w, ws, wz, 0.25, u8(128), bias, {}, w_axis=0)
+    else:
+        g.layer("gemm", "fc", "flat", x_scale, x_zp, "fc_out", np.ascontiguousarray(w.T), ws, wz, 0.25, u8(128), None,
+                {}, w_axis=1)
     g.outputs.append(helper.make_tensor_value_info("fc_out", TensorProto.UINT8, None))
     onnx.save(g.model("small_cnn"), args.out)
 

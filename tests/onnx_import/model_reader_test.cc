@@ -62,6 +62,8 @@ TEST_P(SmallCnn, LayersCarryTheModelsWeightsAndQuantization) {
   EXPECT_EQ(model.layers[4].op, qtune::OpKind::gemm);
   EXPECT_EQ(model.layers[4].gemm.n, 10);
   EXPECT_EQ(model.layers[4].gemm.k, 48);
+  EXPECT_EQ(model.layers[4].op_type, GetParam() == "qdq" ? "Gemm" : "QLinearMatMul");
+  EXPECT_EQ(model.layers[4].bias.size(), GetParam() == "qdq" ? 10u : 0u);
   if (GetParam() == "qdq") {
     EXPECT_EQ(stem.conv.requant.qmin, 0);   // Relu: quantized 0 is the zero point 0
     EXPECT_LT(dw.conv.requant.qmax, 255);   // Clip(0, 6): 6 / y_scale
