@@ -3,10 +3,13 @@
 // refused with an error naming the node and the field.
 #include <algorithm>
 #include <fstream>
+#include <random>
+#include <typeinfo>
 
 #include <gtest/gtest.h>
 
 #include "model_files.h"
+#include "qtune/onnx_import/layer_execution.h"
 #include "qtune/onnx_import/model.h"
 #include "qtune/onnx_import/model_workloads.h"
 #include "scratch_dir.h"
@@ -159,6 +162,43 @@ TEST(OnnxModel, InputShapeTextIsChecked) {
   EXPECT_EQ(parse_input_shape("x=1,3,224,224"),
             (std::pair<std::string, std::vector<std::int64_t>>{"x", {1, 3, 224, 224}}));
   for (const char* bad : {"x", "=1,2", "x=", "x=1,,2", "x=1,-2", "x=1,a"}) EXPECT_THROW(parse_input_shape(bad), std::invalid_argument) << bad;
+}
+
+}  // namespace
+
+namespace {
+
+// Damaged models (bytes flipped, cut) are refused with a ModelError or read; never anything else.
+TEST(OnnxModel, DamagedModelsAreRefusedCleanly) {
+  qtune::testing::ScratchDir dir;
+  const std::string full = dir.file("cnn.onnx"), damaged = dir.file("damaged.onnx");
+  build_model("cnn " + full + " --form qdq");
+  std::ifstream in(full, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::mt19937 rng(7);
+  int refused = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string copy = bytes;
+    for (int flips = 1 + static_cast<int>(rng() % 4); flips > 0; --flips)
+      copy[rng() % copy.size()] = static_cast<char>(rng());
+    std::ofstream(damaged, std::ios::binary | std::ios::trunc) << copy;
+    try {
+      const qtune::onnx_import::Model model = qtune::onnx_import::read_model(damaged);
+      // What was read is consistent: every layer runs on an input of its shape.
+      const qtune::runtime::Runtime runtime;
+      for (const auto& layer : model.layers) {
+        std::size_t size = 1;
+        for (const std::int64_t d : layer.input_shape) size *= static_cast<std::size_t>(d);
+        EXPECT_NO_THROW(qtune::onnx_import::run_layer(runtime, layer, std::vector<std::uint8_t>(size, 1)))
+            << "trial " << trial << " layer " << layer.name;
+      }
+    } catch (const qtune::onnx_import::ModelError&) {
+      ++refused;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "trial " << trial << ": " << typeid(e).name() << ": " << e.what();
+    }
+  }
+  EXPECT_GT(refused, 0);
 }
 
 }  // namespace
