@@ -17,7 +17,12 @@ packages=(
   slurm-wlm munge sqlite3
   # The fuzz build (preset fuzz): clang with libFuzzer and the sanitizer runtimes.
   clang libclang-rt-14-dev
+  # Quantized ONNX models in (onnx_import/): the ONNX protobuf definitions and shape inference for
+  # C++, python3-onnx to build the test models (/usr/bin/python3), and ONNX's node tests.
+  libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx python3-numpy libonnx-testdata
 )
+# onnxruntime, the reference runner of the ONNX tests, comes from npm and needs Node.js.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 # The aarch64 cross build (preset aarch64, tests under qemu) links Google Benchmark for arm64 from
 # Debian's multiarch archive; the host and arm64 packages install side by side.
 packages+=(libbenchmark-dev:arm64)
@@ -40,4 +45,18 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all ${#packages[@]} packages present"
+fi
+
+# onnxruntime for the ONNX tests (tests/onnx_import): the npm package carries the CPU libraries for
+# linux x64 and arm64; its install script only downloads extras (GPU providers), so it is skipped.
+# Project-local and ignored by git; nothing is done when the pinned version is already there.
+onnxruntime_version=1.30.0
+node_dir="$(cd "$(dirname "$0")/.." && pwd)/.deps/node"
+installed="$(cat "$node_dir/node_modules/onnxruntime-node/package.json" 2>/dev/null | grep -o '"version": *"[^"]*"' | grep -o '[0-9][^"]*' || true)"
+if [ "$installed" != "$onnxruntime_version" ]; then
+  echo "setup: installing onnxruntime-node $onnxruntime_version into $node_dir"
+  mkdir -p "$node_dir"
+  (cd "$node_dir" && npm install --ignore-scripts --no-audit --no-fund --silent "onnxruntime-node@$onnxruntime_version")
+else
+  echo "setup: onnxruntime-node $onnxruntime_version present"
 fi

@@ -1,6 +1,7 @@
 // `qtune run`: runs every layer of a network, in order, on synthetic data with the configuration
 // the runtime picks (tuned, nearest tuned shape, or default), then with the untuned default, then
-// with oneDNN where the peer can express the layer, and prints per-layer and total times.
+// with oneDNN where the peer can express the layer, and prints per-layer and total times. With
+// --model the layers are a quantized ONNX model's, with its own weights, bias and quantization.
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <sstream>
@@ -16,6 +18,7 @@
 
 #include "cli.h"
 #include "interleaved_timing.h"
+#include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/network_runs.h"
@@ -26,6 +29,11 @@
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/workload.h"
 #include "records_cli.h"
+
+#ifdef QTUNE_HAVE_ONNX
+#include "onnxruntime_peer.h"
+#include "qtune/onnx_import/model_workloads.h"
+#endif
 
 #ifdef QTUNE_HAVE_ONEDNN
 #include "peers/onednn_conv.h"
@@ -60,13 +68,22 @@ struct LayerResult {
   }
 };
 
+// A layer's own weights and quantization (qtune run --model) instead of values drawn for its workload.
+struct LayerValues {
+  qtune::GemmProblem gemm;
+  qtune::Conv2dProblem conv;
+  std::vector<std::int8_t> weights;  // K x N (gemm) or HWIO (conv)
+  std::vector<std::int32_t> bias;    // empty when the layer has none
+  std::vector<std::string> onnx_nodes;  // the ONNX nodes it stands for (for onnxruntime's per-node times)
+};
+
 std::size_t element_bytes(qtune::DType t) { return t == qtune::DType::s32 ? 4 : 1; }
 
 constexpr int kOpenMp = 1;  // oneDNN's thread runtime (TimedCase::runtime; qtune's pool is 0)
 
 // One layer: the runtime's choice, the untuned default and oneDNN on the same data, prepared
 // first and then timed interleaved (time_interleaved).
-LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions) {
+LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions, const LayerValues* values) {
   const qtune::Workload& w = layer.workload;
   LayerResult r;
   r.name = layer.name;
@@ -88,20 +105,21 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   };
 
   if (w.op == qtune::OpKind::gemm) {
-    const qtune::GemmProblem p = w.gemm_problem();
+    const qtune::GemmProblem p = values ? values->gemm : w.gemm_problem();
     const auto a = random_values<std::uint8_t>(static_cast<std::size_t>(p.m * p.k), rng);
-    const auto b = random_values<std::int8_t>(static_cast<std::size_t>(p.k * p.n), rng);
+    const auto b = values ? values->weights : random_values<std::int8_t>(static_cast<std::size_t>(p.k * p.n), rng);
     const auto bias = random_values<std::int16_t>(static_cast<std::size_t>(p.n), rng);
-    const std::vector<std::int32_t> bias32(bias.begin(), bias.end());
+    const std::vector<std::int32_t> bias32 = values ? values->bias : std::vector<std::int32_t>(bias.begin(), bias.end());
+    const std::int32_t* bias_data = p.has_bias ? bias32.data() : nullptr;
     const std::size_t out_size = static_cast<std::size_t>(p.m * p.n) * element_bytes(p.out_type);
     std::vector<std::uint8_t> out_tuned(out_size), out_default(out_size);
     const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
 
-    const auto tuned = rt.prepare_gemm(p, b.data(), n, bias32.data(), w.threads);
+    const auto tuned = rt.prepare_gemm(p, b.data(), n, bias_data, w.threads);
     r.source = tuned.selection().source;
     r.config_key = tuned.selection().config_key;
     r.reason = tuned.selection().reason;
-    const auto plain = qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias32.data());
+    const auto plain = qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias_data);
     cases.push_back({[&] { tuned.run(a.data(), k, out_tuned.data(), n); }});
     cases.push_back({[&] { plain.run(a.data(), k, out_default.data(), n); }});
 #ifdef QTUNE_HAVE_ONEDNN
@@ -116,21 +134,23 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     return r;
   }
 
-  const qtune::Conv2dProblem p = w.conv2d_problem();
+  const qtune::Conv2dProblem p = values ? values->conv : w.conv2d_problem();
   const auto input = random_values<std::uint8_t>(static_cast<std::size_t>(p.batch * p.in_h * p.in_w * p.in_c), rng);
-  const auto weights = random_values<std::int8_t>(
-      static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c), rng);
+  const auto weights = values ? values->weights
+                              : random_values<std::int8_t>(
+                                    static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c), rng);
   const auto bias = random_values<std::int16_t>(static_cast<std::size_t>(p.out_c), rng);
-  const std::vector<std::int32_t> bias32(bias.begin(), bias.end());
+  const std::vector<std::int32_t> bias32 = values ? values->bias : std::vector<std::int32_t>(bias.begin(), bias.end());
+  const std::int32_t* bias_data = p.has_bias ? bias32.data() : nullptr;
   const std::size_t out_size =
       static_cast<std::size_t>(p.batch * p.out_h() * p.out_w() * p.out_c) * element_bytes(p.out_type);
   std::vector<std::uint8_t> out_tuned(out_size), out_default(out_size), out_peer(out_size);
 
-  const auto tuned = rt.prepare_conv2d(p, weights.data(), bias32.data(), w.threads);
+  const auto tuned = rt.prepare_conv2d(p, weights.data(), bias_data, w.threads);
   r.source = tuned.selection().source;
   r.config_key = tuned.selection().config_key;
   r.reason = tuned.selection().reason;
-  const auto plain = qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias32.data());
+  const auto plain = qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias_data);
   cases.push_back({[&] { tuned.run(input.data(), out_tuned.data()); }});
   cases.push_back({[&] { plain.run(input.data(), out_default.data()); }});
 #ifdef QTUNE_HAVE_ONEDNN
@@ -140,7 +160,7 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   if (const std::string why = qtune::peers::onednn_conv_unsupported(peer_problem); !why.empty()) {
     r.onednn_note = "not run: " + why;
   } else {
-    peer.emplace(peer_problem, weights.data(), bias32.data(), w.threads);
+    peer.emplace(peer_problem, weights.data(), bias_data, w.threads);
     r.onednn_note = peer->implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
     r.onednn_dropped = !dropped.empty();
     peer->run(input.data(), out_peer.data());  // the first run generates oneDNN's code
@@ -204,14 +224,107 @@ Runtime load_runtime(const qtune::cli::Args& args) {
   return Runtime(std::move(options));
 }
 
+// The model's distinct layers (first occurrence of each workload) with their own values.
+std::vector<LayerValues> model_layer_values(const std::string& path, const qtune::cli::Args& args,
+                                            qtune::WorkloadFile& network) {
+#ifdef QTUNE_HAVE_ONNX
+  const auto model = qtune::cli::load_model(path, args);
+  network = qtune::onnx_import::model_workloads(model, std::filesystem::path(path).stem().string());
+  std::vector<LayerValues> values;
+  for (const qtune::Layer& layer : network.layers) {
+    for (const auto& m : model.layers) {
+      if (m.name != layer.name) continue;
+      // A batched matrix product runs its first matrix; the table counts it once per batch.
+      values.push_back({m.gemm, m.conv, {m.weights.begin(), m.weights.begin() + (m.op == qtune::OpKind::gemm ?
+                                                                                m.gemm.k * m.gemm.n : static_cast<std::int64_t>(m.weights.size()))},
+                        m.bias, m.nodes});
+      break;
+    }
+  }
+  return values;
+#else
+  network = qtune::cli::model_workload_file(path, args);  // says why models cannot be read here
+  return {};
+#endif
+}
+
+#ifdef QTUNE_HAVE_ONNX
+// The model in onnxruntime at the run's thread budget, after qtune's timings: per layer (its
+// profiler's kernel times of the layer's nodes) against the tuned time, and the whole model.
+void compare_with_onnxruntime(const std::string& model_path, const qtune::cli::Args& args,
+                              const std::vector<LayerResult>& results, const std::vector<LayerValues>& values,
+                              int threads, int repetitions, bool json) {
+  std::vector<qtune::cli::LayerNodes> nodes;
+  for (std::size_t i = 0; i < results.size(); ++i) nodes.push_back({results[i].name, values[i].onnx_nodes});
+  const auto timings = qtune::cli::time_in_onnxruntime(model_path, qtune::cli::input_shapes(args), nodes, {threads},
+                                                       std::max(repetitions, 5));
+  const qtune::cli::OnnxRuntimeRun& ort = timings.runs.at(0);
+  qtune::cli::CaseTiming tuned_total{0, 0, 0, repetitions}, ort_total{0, 0, 0, repetitions};
+  nlohmann::json layers = nlohmann::json::object();
+  if (!json) {
+    std::cout << "\nonnxruntime " << timings.version << " (Node.js), " << threads << " thread(s), median of "
+              << ort.model.repetitions << " runs after qtune's timings; a layer's time is the sum of onnxruntime's "
+              << "profiler kernel times of its nodes\n"
+              << std::left << std::setw(34) << "layer" << std::right << std::setw(4) << "x" << std::setw(10) << "tuned"
+              << std::setw(13) << "onnxruntime" << std::setw(16) << "ort/tun" << "\n";
+  }
+  for (const LayerResult& r : results) {
+    const auto it = ort.layers.find(r.name);
+    if (it == ort.layers.end()) continue;
+    for (auto* total : {&tuned_total, &ort_total}) {
+      const qtune::cli::CaseTiming& t = total == &tuned_total ? r.tuned : it->second;
+      total->median_ns += r.count * t.median_ns;
+      total->low_ns += r.count * t.low_ns;
+      total->high_ns += r.count * t.high_ns;
+    }
+    layers[r.name] = {{"tuned_ns", r.tuned.median_ns}, {"onnxruntime_ns", it->second.median_ns},
+                      {"onnxruntime_quartiles_ns", {it->second.low_ns, it->second.high_ns}}};
+    if (!json) {
+      std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::right << std::setw(4) << r.count
+                << std::setw(10) << ms(r.tuned.median_ns) << std::setw(13) << ms(it->second.median_ns) << std::setw(16)
+                << ratio(it->second.median_ns, r.tuned.median_ns) + " " + qtune::cli::verdict(r.tuned, it->second)
+                << "\n";
+    }
+  }
+  if (json) {
+    std::cout << nlohmann::json{{"type", "onnxruntime"},        {"version", timings.version},
+                                {"threads", threads},            {"layers", layers},
+                                {"layers_tuned_ns", tuned_total.median_ns}, {"layers_onnxruntime_ns", ort_total.median_ns},
+                                {"model_ns", ort.model.median_ns}, {"other_nodes_ns", ort.other.median_ns}}
+                     .dump()
+              << "\n";
+    return;
+  }
+  std::cout << "layers: tuned " << ms(tuned_total.median_ns) << " ms, onnxruntime " << ms(ort_total.median_ns)
+            << " ms (onnxruntime/tuned " << ratio(ort_total.median_ns, tuned_total.median_ns) << ", "
+            << qtune::cli::verdict(tuned_total, ort_total) << "); the whole model in onnxruntime " << ms(ort.model.median_ns)
+            << " ms (session.run from Node.js), of which " << ms(ort.other.median_ns)
+            << " ms in nodes qtune does not compute (pooling, layout transposes, ...)\n";
+}
+#endif
+
 int run_network(const qtune::cli::Args& args) {
-  const std::string workloads_path = args.required("workloads");
+  const auto model_path = args.value("model");
+  if (model_path && args.value("workloads")) throw qtune::cli::UsageError("give --workloads FILE or --model FILE, not both");
+  if (args.flag("onnxruntime") && !model_path) throw qtune::cli::UsageError("--onnxruntime needs --model FILE");
+#ifndef QTUNE_HAVE_ONNX
+  if (args.flag("onnxruntime")) throw qtune::cli::UsageError("--onnxruntime: this qtune was built without ONNX support");
+#endif
+  if (model_path && args.value("rounding"))
+    throw qtune::cli::UsageError("--rounding does not apply to --model: ONNX requantizes in fp32, as the model's layers do");
+  const std::string workloads_path = model_path ? *model_path : args.required("workloads");
   const int repetitions = static_cast<int>(args.int_or("repetitions", 5, 1, 1000));
   const auto threads = args.value("threads");
   const int thread_budget = static_cast<int>(args.int_or("threads", 1, 1, 1024));
   const bool json = args.flag("json");
 
-  qtune::WorkloadFile network = qtune::load_workload_file(workloads_path);
+  qtune::WorkloadFile network;
+  std::vector<LayerValues> model_values;
+  if (model_path) {
+    model_values = model_layer_values(*model_path, args, network);
+  } else {
+    network = qtune::load_workload_file(workloads_path);
+  }
   if (threads) {
     for (auto& layer : network.layers) layer.workload.threads = thread_budget;
   }
@@ -265,8 +378,11 @@ int run_network(const qtune::cli::Args& args) {
   std::size_t onednn_layers = 0, onednn_dropped_layers = 0;
   const std::string run_uid = qtune::records::new_run_uid();
   std::vector<qtune::records::NetworkRunRecord> run_rows;  // stored with --db, for `qtune report`
-  for (const qtune::Layer& layer : network.layers) {
-    const LayerResult r = run_layer(rt, layer, repetitions);
+  std::vector<LayerResult> results;
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    const qtune::Layer& layer = network.layers[i];
+    const LayerResult r = run_layer(rt, layer, repetitions, model_values.empty() ? nullptr : &model_values[i]);
+    results.push_back(r);
     append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network);
     accumulate(total_tuned, r.tuned, r.count);
     accumulate(total_default, r.untuned, r.count);
@@ -344,6 +460,9 @@ int run_network(const qtune::cli::Args& args) {
                             {"target_differences", rt.target_differences()},
                             {"stored_run", stored_run.empty() ? nlohmann::json() : nlohmann::json(stored_run)}};
     std::cout << total.dump() << "\n";
+#ifdef QTUNE_HAVE_ONNX
+    if (args.flag("onnxruntime")) compare_with_onnxruntime(*model_path, args, results, model_values, thread_budget, repetitions, true);
+#endif
     return 0;
   }
   std::cout << "\ntotal: tuned " << ms(total_tuned.median_ns) << " ms, default " << ms(total_default.median_ns)
@@ -372,6 +491,9 @@ int run_network(const qtune::cli::Args& args) {
     std::cout << "note: oneDNN ran " << onednn_dropped_layers << " layer(s) without what it cannot express (weight "
               << "zero points, clamp bounds narrower than the output type): the same work on other values\n";
   }
+#ifdef QTUNE_HAVE_ONNX
+  if (args.flag("onnxruntime")) compare_with_onnxruntime(*model_path, args, results, model_values, thread_budget, repetitions, false);
+#endif
   if (fallbacks.empty()) {
     std::cout << "every layer ran its own tuned configuration\n";
   } else {
@@ -384,9 +506,11 @@ int run_network(const qtune::cli::Args& args) {
 }  // namespace
 
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
-              "qtune run --workloads FILE [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
-              "[--rounding MODE] [--repetitions N] [--no-store] [--json]",
+              "qtune run (--workloads FILE | --model FILE [--input-shape NAME=DIMS]) [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
+              "[--rounding MODE] [--repetitions N] [--no-store] [--onnxruntime] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
+               {"model", true, "FILE  a quantized ONNX model: its conv / matmul layers with their own weights and quantization"},
+               qtune::cli::input_shape_option(),
                {"db", true, "FILE  tuning database to take the tuned configurations from"},
                {"log", true, "FILE  best-config log (qtune export) to take them from instead"},
                {"target", true, "KEY  use the entries of this target ('current', the default, = this machine)"},
@@ -397,5 +521,7 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                 "nearest tuned shape"},
                {"repetitions", true, "N  timed repetitions per layer and variant; the median is reported (default 5)"},
                {"no-store", false, "with --db: do not store the timings in the database's network_runs table"},
+               {"onnxruntime", false, "with --model: also time the model in onnxruntime (Node.js, onnxruntime-node from "
+                                      "scripts/setup.sh) at the same thread budget, per layer and whole"},
                {"json", false, "one JSON object per line: each layer (type \"layer\"), then the total (type \"total\")"}},
               run_network);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/limits.h"
 #include "qtune/measure/measure.h"
@@ -163,18 +164,24 @@ qtune::Layer layer_from_args(const Args& args) {
 
 std::vector<qtune::Layer> layers_from_args(const Args& args, std::string& network) {
   std::vector<qtune::Layer> layers;
-  if (auto file = args.value("workloads")) {
+  const auto file = args.value("workloads"), model = args.value("model");
+  if (file && model) throw UsageError("give either --workloads FILE or --model FILE, not both");
+  if (file || model) {
     for (const char* o : {"op", "m", "n", "k", "input", "out-c", "kernel", "stride", "pad", "groups", "dilation",
                           "a-type", "out-type", "per-tensor"}) {
-      if (args.value(o)) throw UsageError("give either --workloads FILE or one layer (--op ...), not both (--" + std::string(o) + ")");
+      if (args.value(o)) throw UsageError("give either --workloads/--model FILE or one layer (--op ...), not both (--" + std::string(o) + ")");
     }
     qtune::WorkloadFile loaded;
-    try {
-      loaded = qtune::load_workload_file(*file);
-    } catch (const std::exception& e) {
-      throw UsageError(e.what());
+    if (model) {
+      loaded = qtune::cli::model_workload_file(*model, args);  // a model that cannot be read: exit 1, its error
+    } else {
+      try {
+        loaded = qtune::load_workload_file(*file);
+      } catch (const std::exception& e) {
+        throw UsageError(e.what());
+      }
     }
-    network = loaded.network.empty() ? *file : loaded.network;
+    network = loaded.network.empty() ? *(file ? file : model) : loaded.network;
     layers = std::move(loaded.layers);
     // As `qtune run --rounding`: the whole network in one rounding (fp32: oneDNN's math).
     if (args.value("rounding")) {
@@ -184,7 +191,7 @@ std::vector<qtune::Layer> layers_from_args(const Args& args, std::string& networ
   } else if (args.value("op")) {
     layers.push_back(layer_from_args(args));
   } else {
-    throw UsageError("nothing to tune: give --workloads FILE or one layer with --op gemm|conv2d and its shape");
+    throw UsageError("nothing to tune: give --workloads FILE, --model FILE or one layer with --op gemm|conv2d and its shape");
   }
   if (layers.empty()) throw UsageError("the workload file has no layers");
   if (args.value("threads")) {
@@ -209,6 +216,8 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
   static const std::vector<qtune::cli::OptionSpec> options = {
       {"db", true, "FILE  the tuning database (created if missing); results are committed as they come"},
       {"workloads", true, "FILE  tune every layer of a network file (workloads/*.json)"},
+      {"model", true, "FILE  tune every quantized conv / matmul layer of an ONNX model (as qtune workloads --from-model)"},
+      qtune::cli::input_shape_option(),
       {"op", true, "OP  tune one layer: gemm or conv2d"},
       {"m", true, "M  gemm rows of A and C"},
       {"n", true, "N  gemm columns of B and C"},
@@ -325,7 +334,7 @@ int run_tune(const Args& args) {
 }  // namespace
 
 QTUNE_COMMAND("tune", "tune layers on this CPU into the tuning database (resumable)",
-              "qtune tune --db FILE (--workloads FILE | --op gemm --m M --n N --k K | --op conv2d --input N,H,W,C "
+              "qtune tune --db FILE (--workloads FILE | --model FILE [--input-shape NAME=DIMS] | --op gemm --m M --n N --k K | --op conv2d --input N,H,W,C "
               "--out-c K [--kernel 3x3] [--stride S] [--pad P] [--groups G]) [--strategy grid|random|model] "
               "[--trials N | --total-trials N] [--time-budget SECONDS] [--early-stop N] [--threads T] [--seed N] "
               "[--shard I/N] [--remeasure] [--confirm N] [--quiet]",

@@ -61,11 +61,15 @@ std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, in
     }
   }
   std::vector<CaseTiming> out(cases.size());
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    std::sort(per_call[i].begin(), per_call[i].end());
-    out[i] = {quantile(per_call[i], 0.5), quantile(per_call[i], 0.25), quantile(per_call[i], 0.75), repetitions};
-  }
+  for (std::size_t i = 0; i < cases.size(); ++i) out[i] = case_timing(std::move(per_call[i]));
   return out;
+}
+
+CaseTiming case_timing(std::vector<double> samples_ns) {
+  if (samples_ns.empty()) return {};
+  std::sort(samples_ns.begin(), samples_ns.end());
+  return {quantile(samples_ns, 0.5), quantile(samples_ns, 0.25), quantile(samples_ns, 0.75),
+          static_cast<int>(samples_ns.size())};
 }
 
 std::string verdict(const CaseTiming& candidate, const CaseTiming& baseline) {

@@ -32,6 +32,9 @@ struct CaseTiming {
 std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
                                          int threads);
 
+// Median and quartiles of timings measured elsewhere (one sample per repetition).
+CaseTiming case_timing(std::vector<double> samples_ns);
+
 // "faster", "slower" or "same": `candidate` against `baseline`, different only when their
 // interquartile ranges do not overlap (otherwise the difference is within the measured spread);
 // "-" when either has fewer than three repetitions (no spread measured).
