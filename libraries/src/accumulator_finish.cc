@@ -42,9 +42,34 @@ void AccumulatorFinish::finish(std::int32_t* acc, std::size_t rows, const std::i
     for (std::size_t c = 0; c < columns_; ++c) {
       row[c] = static_cast<std::int32_t>(static_cast<std::uint32_t>(row[c]) + static_cast<std::uint32_t>(terms[c]));
     }
-    if (b_zero_point_nonzero_) {
-      for (std::size_t c = 0; c < columns_; ++c) {
-        const auto sum = static_cast<std::uint32_t>(row_sums[r * groups_ + c / group_columns]);
+    if (!b_zero_point_nonzero_) continue;
+    const std::int32_t* sums = row_sums + r * groups_;
+    // One vectorizable loop for the common layouts: one sum per row (GEMM, dense convolution) or
+    // per column (depthwise); other groupings walk their groups.
+    const auto* zbs = reinterpret_cast<const std::uint32_t*>(b_zero_points_.data());
+    auto* out = reinterpret_cast<std::uint32_t*>(row);
+    if (groups_ == 1) {
+      const auto sum = static_cast<std::uint32_t>(sums[0]);
+      if (per_column_zb) {
+        for (std::size_t c = 0; c < columns_; ++c) out[c] -= zbs[c] * sum;
+      } else {
+        const std::uint32_t term = zbs[0] * sum;
+        for (std::size_t c = 0; c < columns_; ++c) out[c] -= term;
+      }
+      continue;
+    }
+    if (groups_ == columns_) {
+      const auto* column_sums = reinterpret_cast<const std::uint32_t*>(sums);
+      if (per_column_zb) {
+        for (std::size_t c = 0; c < columns_; ++c) out[c] -= zbs[c] * column_sums[c];
+      } else {
+        for (std::size_t c = 0; c < columns_; ++c) out[c] -= zbs[0] * column_sums[c];
+      }
+      continue;
+    }
+    for (std::size_t g = 0; g < groups_; ++g) {
+      const auto sum = static_cast<std::uint32_t>(sums[g]);
+      for (std::size_t c = g * group_columns; c < (g + 1) * group_columns; ++c) {
         const auto zb = static_cast<std::uint32_t>(b_zero_points_[per_column_zb ? c : 0]);
         row[c] = static_cast<std::int32_t>(static_cast<std::uint32_t>(row[c]) - zb * sum);
       }

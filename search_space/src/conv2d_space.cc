@@ -134,6 +134,22 @@ Config from_library_config(const LibraryConfig& config) {
   return Config({{"algo", config.library}, {"threads", std::to_string(config.threads)}});
 }
 
+std::vector<Config> library_configs(const KnobSpace& space) {
+  std::vector<Config> out;
+  const auto& knobs = space.knobs();
+  const auto algo = std::find_if(knobs.begin(), knobs.end(), [](const Knob& k) { return k.name == "algo"; });
+  const auto threads = std::find_if(knobs.begin(), knobs.end(), [](const Knob& k) { return k.name == "threads"; });
+  if (algo == knobs.end() || threads == knobs.end()) return out;
+  for (const std::string& value : algo->values) {
+    if (!detail::is_library(value)) continue;
+    for (const std::string& t : threads->values) {
+      Config c = from_library_config({value, std::stoi(t)});
+      if (space.check(c).empty()) out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
 Conv2dConfig to_conv2d_config(const Config& config) {
   Conv2dConfig c;
   if (to_library_config(config))

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
@@ -37,6 +38,9 @@ struct LibraryConfig {
 // The library configuration `config` is, or nullopt for one of qtune's own kernels.
 std::optional<LibraryConfig> to_library_config(const Config& config);
 Config from_library_config(const LibraryConfig& config);
+// Every library configuration `space` offers (each library at each thread count): the tuner
+// measures them beside the default.
+std::vector<Config> library_configs(const KnobSpace& space);
 
 // The untuned default for the workload on this CPU, as a Config (gemm_default_config etc.).
 Config default_config(const Workload& workload, const CpuFeatures& cpu);
