@@ -85,54 +85,81 @@ AccumulatorFinish make_finish(const Conv2dProblem& p, const std::int8_t* weights
                            static_cast<std::size_t>(p.groups));
 }
 
+// For each output position along one axis, the input positions its window reads inside the image.
+std::vector<std::vector<std::int64_t>> window_inputs(std::int64_t outputs, std::int64_t inputs, std::int64_t kernel,
+                                                     std::int64_t stride, std::int64_t pad, std::int64_t dilation) {
+  std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(outputs));
+  for (std::int64_t o = 0; o < outputs; ++o) {
+    for (std::int64_t t = 0; t < kernel; ++t) {
+      const std::int64_t i = o * stride - pad + t * dilation;
+      if (i >= 0 && i < inputs) out[static_cast<std::size_t>(o)].push_back(i);
+    }
+  }
+  return out;
+}
+
 // A(pixel, group) for every output pixel: the raw activations under its window inside the image,
-// per group, from per-input-pixel group sums (one pass over the input, then KH*KW adds per pixel
-// and group). Needed only for weight zero points.
-template <typename Activation>
-void window_sums(const Conv2dProblem& p, const Activation* input, std::vector<std::int32_t>& pixel_sums,
-                 std::int32_t* sums) {
-  const std::int64_t groups = p.groups, cin_g = p.in_c / groups, oh_n = p.out_h(), ow_n = p.out_w();
-  pixel_sums.resize(static_cast<std::size_t>(p.in_h * p.in_w * groups));
-  for (std::int64_t n = 0; n < p.batch; ++n) {
-    const Activation* image = input + n * p.in_h * p.in_w * p.in_c;
-    for (std::int64_t i = 0; i < p.in_h * p.in_w; ++i) {
-      if (cin_g == 1) {  // depthwise: the sums are the activations (a loop the compiler vectorizes)
+// per group, from per-input-pixel group sums (one pass over the input, then one add per tap and
+// group). Needed only for weight zero points.
+struct WindowSums {
+  explicit WindowSums(const Conv2dProblem& p)
+      : problem(p),
+        rows(window_inputs(p.out_h(), p.in_h, p.kernel_h, p.stride_h, p.pad_top, p.dilation_h)),
+        columns(window_inputs(p.out_w(), p.in_w, p.kernel_w, p.stride_w, p.pad_left, p.dilation_w)) {}
+
+  template <typename Activation>
+  void compute(const Activation* input, std::vector<std::int32_t>& pixel_sums, std::int32_t* sums) const {
+    const Conv2dProblem& p = problem;
+    const std::int64_t groups = p.groups, cin_g = p.in_c / groups, pixels = p.in_h * p.in_w;
+    pixel_sums.resize(static_cast<std::size_t>(pixels * groups));
+    for (std::int64_t n = 0; n < p.batch; ++n) {
+      const Activation* image = input + n * pixels * p.in_c;
+      for (std::int64_t i = 0; i < pixels; ++i) {
         std::int32_t* out = pixel_sums.data() + i * groups;
         const Activation* pixel = image + i * p.in_c;
-        for (std::int64_t g = 0; g < groups; ++g) out[g] = pixel[g];
-        continue;
+        if (cin_g == 1) {  // depthwise: the sums are the activations (a loop the compiler vectorizes)
+          for (std::int64_t g = 0; g < groups; ++g) out[g] = pixel[g];
+          continue;
+        }
+        for (std::int64_t g = 0; g < groups; ++g) {
+          std::int32_t sum = 0;
+          for (std::int64_t c = 0; c < cin_g; ++c) sum += pixel[g * cin_g + c];
+          out[g] = sum;
+        }
       }
-      for (std::int64_t g = 0; g < groups; ++g) {
-        std::int32_t sum = 0;
-        const Activation* channels = image + i * p.in_c + g * cin_g;
-        for (std::int64_t c = 0; c < cin_g; ++c) sum += channels[c];
-        pixel_sums[static_cast<std::size_t>(i * groups + g)] = sum;
-      }
-    }
-    for (std::int64_t oh = 0; oh < oh_n; ++oh) {
-      for (std::int64_t ow = 0; ow < ow_n; ++ow) {
-        std::int32_t* out = sums + ((n * oh_n + oh) * ow_n + ow) * groups;
-        std::fill(out, out + groups, 0);
-        for (std::int64_t kh = 0; kh < p.kernel_h; ++kh) {
-          const std::int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
-          if (ih < 0 || ih >= p.in_h) continue;
-          for (std::int64_t kw = 0; kw < p.kernel_w; ++kw) {
-            const std::int64_t iw = ow * p.stride_w - p.pad_left + kw * p.dilation_w;
-            if (iw < 0 || iw >= p.in_w) continue;
-            const std::int32_t* pixel = pixel_sums.data() + (ih * p.in_w + iw) * groups;
-            for (std::int64_t g = 0; g < groups; ++g) out[g] += pixel[g];
+      std::int32_t* out = sums + n * static_cast<std::int64_t>(rows.size() * columns.size()) * groups;
+      for (const auto& ihs : rows) {
+        for (const auto& iws : columns) {
+          std::fill(out, out + groups, 0);
+          for (std::int64_t ih : ihs) {
+            for (std::int64_t iw : iws) {
+              const std::int32_t* pixel = pixel_sums.data() + (ih * p.in_w + iw) * groups;
+              for (std::int64_t g = 0; g < groups; ++g) out[g] += pixel[g];
+            }
           }
+          out += groups;
         }
       }
     }
   }
-}
+
+  Conv2dProblem problem;
+  std::vector<std::vector<std::int64_t>> rows, columns;
+};
 
 // The weight dimensions oneDNN expects: {OC, IC, KH, KW}, or {G, OC/G, IC/G, KH, KW} when grouped.
 memory::dims weight_dims(const Conv2dProblem& p) {
   const memory::dim g = p.groups, icg = p.in_c / g, ocg = p.out_c / g;
   if (g == 1) return {p.out_c, icg, p.kernel_h, p.kernel_w};
   return {g, ocg, icg, p.kernel_h, p.kernel_w};
+}
+
+// The caller's HWIO weights [KH][KW][Cg][OC] described with explicit strides: oneDNN's reorder
+// reads them in place.
+memory::desc hwio_desc(const Conv2dProblem& p) {
+  const memory::dim oc = p.out_c, icg = p.in_c / p.groups, kw = p.kernel_w;
+  if (p.groups == 1) return memory::desc(weight_dims(p), memory::data_type::s8, memory::dims{1, oc, kw * icg * oc, icg * oc});
+  return memory::desc(weight_dims(p), memory::data_type::s8, memory::dims{oc / p.groups, 1, oc, kw * icg * oc, icg * oc});
 }
 
 // The convolution without zero points or bias, to s32, on its first exact implementation; throws
@@ -157,77 +184,49 @@ dnnl::convolution_forward::primitive_desc exact_primitive_desc(const Conv2dProbl
 class OnednnConv2d final : public LibraryConv2d {
  public:
   OnednnConv2d(const Conv2dProblem& p, const std::int8_t* weights_hwio, const std::int32_t* bias, int threads)
-      : problem_(p),
+      : window_sums_(p),
         threads_(threads),
         rows_(static_cast<std::size_t>(p.batch * p.out_h() * p.out_w())),
         columns_(static_cast<std::size_t>(p.out_c)),
-        finish_(make_finish(p, weights_hwio, bias)) {
-    set_onednn_threads(threads);
-    const dnnl::convolution_forward::primitive_desc pd = exact_primitive_desc(p, engine_);
-    implementation_ = pd.impl_info_str();
-    src_md_ = pd.src_desc();
-    dst_md_ = pd.dst_desc();
-    // HWIO [KH][KW][Cg][OC] described with explicit strides: oneDNN's reorder reads it in place.
-    const memory::dim oc = p.out_c, icg = p.in_c / p.groups, kw = p.kernel_w;
-    const memory::desc user_md =
-        p.groups == 1
-            ? memory::desc(weight_dims(p), memory::data_type::s8, memory::dims{1, oc, kw * icg * oc, icg * oc})
-            : memory::desc(weight_dims(p), memory::data_type::s8,
-                           memory::dims{oc / p.groups, 1, oc, kw * icg * oc, icg * oc});
-    primitive_ = dnnl::convolution_forward(pd);
-    weights_ = memory(pd.weights_desc(), engine_);
-    memory user(user_md, engine_, const_cast<std::int8_t*>(weights_hwio));
-    dnnl::stream stream(engine_);
-    dnnl::reorder(user, weights_).execute(stream, user, weights_);
-    stream.wait();
-  }
+        finish_(make_finish(p, weights_hwio, bias)),
+        // The thread count is set before the primitive is made: oneDNN fixes its parallelization then.
+        dot_products_((set_onednn_threads(threads), exact_primitive_desc(p, engine_)), engine_, hwio_desc(p),
+                      weights_hwio) {}
 
   void run(const void* input, void* output) const override {
     thread_local std::vector<std::int32_t> acc, sums, pixel_sums;
     acc.resize(rows_ * columns_);
     set_onednn_threads(threads_);
-    dnnl::stream stream(engine_);
-    memory src(src_md_, engine_, const_cast<void*>(input)), dst(dst_md_, engine_, acc.data());
-    primitive_.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst}});
-    stream.wait();
+    dot_products_.execute(input, acc.data());
     const std::int32_t* row_sums = nullptr;
     if (finish_.needs_row_sums()) {
-      sums.resize(rows_ * static_cast<std::size_t>(problem_.groups));
-      if (problem_.a_type == DType::u8) {
-        window_sums(problem_, static_cast<const std::uint8_t*>(input), pixel_sums, sums.data());
+      sums.resize(rows_ * static_cast<std::size_t>(window_sums_.problem.groups));
+      if (window_sums_.problem.a_type == DType::u8) {
+        window_sums_.compute(static_cast<const std::uint8_t*>(input), pixel_sums, sums.data());
       } else {
-        window_sums(problem_, static_cast<const std::int8_t*>(input), pixel_sums, sums.data());
+        window_sums_.compute(static_cast<const std::int8_t*>(input), pixel_sums, sums.data());
       }
       row_sums = sums.data();
     }
     finish_.finish(acc.data(), rows_, row_sums, output, columns_);
   }
 
-  const std::string& implementation() const override { return implementation_; }
+  const std::string& implementation() const override { return dot_products_.implementation(); }
 
  private:
-  Conv2dProblem problem_;
+  WindowSums window_sums_;
   int threads_;
   std::size_t rows_, columns_;
   AccumulatorFinish finish_;
   dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
-  dnnl::convolution_forward primitive_;
-  memory::desc src_md_, dst_md_;
-  memory weights_;
-  std::string implementation_;
+  RawDotProducts<dnnl::convolution_forward> dot_products_;
 };
 
 }  // namespace
 
 std::string onednn_conv2d_unsupported(const Conv2dProblem& problem) {
-  const std::int64_t k = problem.kernel_h * problem.kernel_w * (problem.in_c / problem.groups);
-  if (std::string why = onednn_accumulator_range(problem.a_type, k); !why.empty()) return why;
-  try {
-    exact_primitive_desc(problem, dnnl::engine(dnnl::engine::kind::cpu, 0));
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
+  return exactness_problem(problem.a_type, problem.kernel_h * problem.kernel_w * (problem.in_c / problem.groups),
+                           [&] { exact_primitive_desc(problem, dnnl::engine(dnnl::engine::kind::cpu, 0)); });
 }
 
 std::unique_ptr<const LibraryConv2d> prepare_onednn_conv2d(const Conv2dProblem& problem, const std::int8_t* weights,

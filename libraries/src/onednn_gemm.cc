@@ -33,20 +33,11 @@ dnnl::matmul::primitive_desc exact_primitive_desc(const GemmProblem& p, const dn
 class OnednnGemm final : public LibraryGemm {
  public:
   OnednnGemm(const GemmProblem& p, const std::int8_t* b, std::size_t ldb, const std::int32_t* bias, int threads)
-      : problem_(p), threads_(threads), finish_(make_finish(p, b, ldb, bias)) {
-    set_onednn_threads(threads);
-    const dnnl::matmul::primitive_desc pd = exact_primitive_desc(p, engine_);
-    implementation_ = pd.impl_info_str();
-    primitive_ = dnnl::matmul(pd);
-    src_md_ = pd.src_desc();
-    dst_md_ = pd.dst_desc();
-    weights_ = memory(pd.weights_desc(), engine_);
-    const memory::desc user_md({p.k, p.n}, memory::data_type::s8, memory::dims{static_cast<memory::dim>(ldb), 1});
-    memory user(user_md, engine_, const_cast<std::int8_t*>(b));
-    dnnl::stream stream(engine_);
-    dnnl::reorder(user, weights_).execute(stream, user, weights_);
-    stream.wait();
-  }
+      : problem_(p), threads_(threads), finish_(make_finish(p, b, ldb, bias)),
+        // The thread count is set before the primitive is made: oneDNN fixes its parallelization then.
+        dot_products_((set_onednn_threads(threads), exact_primitive_desc(p, engine_)), engine_,
+                      memory::desc({p.k, p.n}, memory::data_type::s8, memory::dims{static_cast<memory::dim>(ldb), 1}),
+                      b) {}
 
   void run(const void* a, std::size_t lda, void* c, std::size_t ldc) const override {
     const auto m = static_cast<std::size_t>(problem_.m), k = static_cast<std::size_t>(problem_.k),
@@ -61,10 +52,7 @@ class OnednnGemm final : public LibraryGemm {
     }
     acc.resize(m * n);
     set_onednn_threads(threads_);
-    dnnl::stream stream(engine_);
-    memory src_mem(src_md_, engine_, const_cast<void*>(src)), dst_mem(dst_md_, engine_, acc.data());
-    primitive_.execute(stream, {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_mem}});
-    stream.wait();
+    dot_products_.execute(src, acc.data());
     const std::int32_t* sums = nullptr;
     if (finish_.needs_row_sums()) {
       row_sums.resize(m);
@@ -84,7 +72,7 @@ class OnednnGemm final : public LibraryGemm {
     finish_.finish(acc.data(), m, sums, c, ldc);
   }
 
-  const std::string& implementation() const override { return implementation_; }
+  const std::string& implementation() const override { return dot_products_.implementation(); }
 
  private:
   // Column term of column j: -za * sum_k B[k][j] + K * za * zb[j] + bias[j], wrapping.
@@ -108,22 +96,14 @@ class OnednnGemm final : public LibraryGemm {
   int threads_;
   AccumulatorFinish finish_;
   dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
-  dnnl::matmul primitive_;
-  memory::desc src_md_, dst_md_;
-  memory weights_;
-  std::string implementation_;
+  RawDotProducts<dnnl::matmul> dot_products_;
 };
 
 }  // namespace
 
 std::string onednn_gemm_unsupported(const GemmProblem& problem) {
-  if (std::string why = onednn_accumulator_range(problem.a_type, problem.k); !why.empty()) return why;
-  try {
-    exact_primitive_desc(problem, dnnl::engine(dnnl::engine::kind::cpu, 0));
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
+  return exactness_problem(problem.a_type, problem.k,
+                           [&] { exact_primitive_desc(problem, dnnl::engine(dnnl::engine::kind::cpu, 0)); });
 }
 
 std::unique_ptr<const LibraryGemm> prepare_onednn_gemm(const GemmProblem& problem, const std::int8_t* b,
