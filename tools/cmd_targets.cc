@@ -43,7 +43,9 @@ int run_targets(const qtune::cli::Args& args) {
     for (auto isa : f.isa_allowlist) std::cout << " " << qtune::to_string(isa);
     std::cout << "\n";
   }
-  std::cout << "kernel instruction sets usable here:";
+  std::cout << "kernel instruction sets compiled in:";
+  for (auto isa : qtune::compiled_isas()) std::cout << " " << qtune::to_string(isa);
+  std::cout << "\nkernel instruction sets usable here:";
   for (auto isa : f.usable_isas()) std::cout << " " << qtune::to_string(isa);
   // Libraries are tuning candidates beside the kernels (algo=onednn): offered where usable here.
   std::cout << "\nlibraries compiled in:";

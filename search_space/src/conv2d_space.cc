@@ -5,8 +5,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "gemm_knobs.h"
+#include "qtune/kernels/conv2d.h"
 #include "qtune/libraries/library_ops.h"
 #include "qtune/libraries/library_registry.h"
 #include "qtune/search_space/operator_spaces.h"
@@ -54,10 +56,21 @@ bool is_library(const std::string& algo) {
   return std::find(known.begin(), known.end(), algo) != known.end();
 }
 
+// The tiles of the depthwise kernels compiled in (of every instruction set: a configuration names
+// its own, checked by conv2d_check_config), in increasing order.
+std::vector<std::string> depthwise_tile_domain(int DepthwiseKernelInfo::*tile) {
+  std::set<int> tiles;
+  for (const DepthwiseKernelInfo& k : depthwise_kernels()) tiles.insert(k.*tile);
+  std::vector<std::string> out;
+  for (int t : tiles) out.push_back(std::to_string(t));
+  return out;
+}
+
 std::vector<Knob> depthwise_knobs() {
-  Knob ctile{"dw_ctile", {"8", "16", "32", "64"},
+  Knob ctile{"dw_ctile", depthwise_tile_domain(&DepthwiseKernelInfo::channel_tile),
              "depthwise: channels per step (avx512vnni 64: vpdpbusd on raw bytes where w - zb fits int8)", true};
-  Knob wtile{"dw_wtile", {"1", "2", "4"}, "depthwise: output pixels per step", true};
+  Knob wtile{"dw_wtile", depthwise_tile_domain(&DepthwiseKernelInfo::width_tile), "depthwise: output pixels per step",
+             true};
   for (Knob* k : {&ctile, &wtile}) {
     k->depends_on = "algo";
     k->when = {"depthwise"};

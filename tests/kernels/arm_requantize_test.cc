@@ -161,7 +161,7 @@ TEST(ArmRequantizeNeon, PerChannelBitExactForEveryMode) {
   }
 }
 
-// The worked examples of the requantization reference (shared/reference/requantization.md), so a
+// The worked examples of the requantization reference (docs/requantization.md), so a
 // failure names the disagreement directly: ties and the double-versus-single rounding case.
 TEST(ArmRequantizeNeon, WorkedExamplesOfTheSchemes) {
   REQUIRE_NEON_VARIANTS();

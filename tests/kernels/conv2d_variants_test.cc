@@ -3,7 +3,6 @@
 // Variants this CPU cannot run are skipped with a message naming the ISA.
 #include <gtest/gtest.h>
 
-#include <set>
 #include <thread>
 
 #include "conv2d_sweep.h"
@@ -19,13 +18,6 @@ using testing::make_problem;
 using testing::quant_kinds;
 using testing::kGeneralShapes;
 using testing::kDepthwiseShapes;
-
-// ISAs this build holds GEMM microkernels for (the depthwise families are a subset of them).
-std::vector<Isa> compiled_isas() {
-  std::set<Isa> isas{Isa::scalar};
-  for (const auto& uk : gemm_microkernels()) isas.insert(uk.isa);
-  return {isas.begin(), isas.end()};
-}
 
 struct DwTile {
   int channel_tile, width_tile;

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "conv2d_test_support.h"
-#include "kernels/src/conv2d_depthwise.h"
+#include "kernels/src/dwconv/dwconv_driver.h"
 #include "qtune/kernels/cpu_features.h"
 
 namespace qtune {

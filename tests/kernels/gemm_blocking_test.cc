@@ -6,16 +6,10 @@
 #include <vector>
 
 #include "kernels/gemm_tester.h"
-#include "kernels/src/gemm_driver.h"
+#include "kernels/src/gemm/gemm_driver.h"
 
 namespace qtune::testing {
 namespace {
-
-// The families this sweep covers: scalar, x86, and on aarch64 builds the Arm families.
-bool in_shared_sweep(Isa isa) {
-  return isa == Isa::scalar || isa == Isa::avx2 || isa == Isa::avxvnni || isa == Isa::avx512vnni ||
-         isa == Isa::neon || isa == Isa::dotprod || isa == Isa::i8mm;
-}
 
 struct BlockingParam {
   GemmMicrokernelInfo uk;
@@ -25,7 +19,6 @@ struct BlockingParam {
 std::vector<BlockingParam> blocking_params() {
   std::vector<BlockingParam> out;
   for (const auto& uk : compiled_microkernels()) {
-    if (!in_shared_sweep(uk.isa)) continue;
     out.push_back({uk, true});
     if (microkernel_reads_a_in_place(uk)) out.push_back({uk, false});
   }
@@ -95,11 +88,13 @@ TEST_P(GemmBlocking, SmallMSplitsOverNWithTwoThreads) {
   expect_gemm_matches_reference(t, config);
 }
 
+TEST(GemmBlockingSweep, CoversEveryCompiledInstructionSet) { expect_sweep_covers_every_isa(blocking_params()); }
+
 INSTANTIATE_TEST_SUITE_P(AllMicrokernels, GemmBlocking, ::testing::ValuesIn(blocking_params()), blocking_name);
 
 // K = 4096 (long accumulation, wrapping-free range but big sums) on the largest tile of each ISA.
 TEST(GemmLongK, K4096IsBitExact) {
-  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx512vnni}) {
+  for (Isa isa : compiled_isas()) {
     const GemmMicrokernelInfo* largest = nullptr;
     for (const auto& uk : gemm_microkernels()) {
       if (uk.isa == isa && (!largest || uk.mr * uk.nr > largest->mr * largest->nr)) largest = &uk;
@@ -151,7 +146,7 @@ TEST(GemmThreadSafety, ConcurrentRunsOnOneOp) {
 TEST(GemmIndirect, IndirectionTableMatchesDenseReference) {
   constexpr std::size_t ks = 3, channels = 7, a_offset = 5, rows = 29, pixels = 40, row_stride = 16;
   for (const auto& uk : gemm_microkernels()) {
-    if (!in_shared_sweep(uk.isa) || !cpu_features().usable(uk.isa)) continue;
+    if (!cpu_features().usable(uk.isa)) continue;
     SCOPED_TRACE(uk.name);
     GemmCase t;
     t.m = rows;

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/src/gemm_pack.h"
+#include "kernels/src/gemm/gemm_pack.h"
 #include "qtune/kernels/cpu_features.h"
 
 namespace qtune::detail {

@@ -13,11 +13,12 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "kernels/src/gemm_ukernel.h"
+#include "kernels/src/gemm/gemm_ukernel.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/gemm.h"
 
@@ -209,6 +210,16 @@ inline GemmConfig config_for(const GemmMicrokernelInfo& uk, bool pack_a, bool fu
 
 inline std::string tile_id(const GemmMicrokernelInfo& uk) {
   return std::string(to_string(uk.isa)) + "_" + std::to_string(uk.mr) + "x" + std::to_string(uk.nr);
+}
+
+// A sweep's parameters (each with a `uk`) must cover every instruction set compiled in: a family
+// left out of a sweep would never be tested.
+template <class Param>
+void expect_sweep_covers_every_isa(const std::vector<Param>& params) {
+  std::set<Isa> swept;
+  for (const Param& p : params) swept.insert(p.uk.isa);
+  const std::vector<Isa> compiled = compiled_isas();
+  EXPECT_EQ(swept, std::set<Isa>(compiled.begin(), compiled.end()));
 }
 
 }  // namespace qtune::testing

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/src/thread_pool.h"
+#include "kernels/src/platform/thread_pool.h"
 
 namespace qtune::detail {
 namespace {

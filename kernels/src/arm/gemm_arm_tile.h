@@ -24,8 +24,8 @@
 #include <cstring>
 
 #include "arm/neon/requant_neon.h"
-#include "gemm_ukernel.h"
-#include "requant_plan.h"
+#include "gemm/gemm_ukernel.h"
+#include "requantize/requant_plan.h"
 
 namespace qtune::detail::arm {
 

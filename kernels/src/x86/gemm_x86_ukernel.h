@@ -1,6 +1,7 @@
-// x86 vector building blocks shared by the GEMM families: the ymm part (AVX2 and AVX-VNNI) and the
-// zmm part (AVX-512 VNNI). Include only from x86/<isa>/ translation units compiled with that ISA's
-// flags. Each family adds its dot product and packing format on top (see gemm_ukernel_template.h).
+// The x86 GEMM families' common part: the ymm base (AVX2 and AVX-VNNI) and the zmm base (AVX-512
+// VNNI), each its instruction set's vector operations (platform/vector_ops.h) plus the GEMM's
+// loads. Include only from x86/<isa>/ translation units compiled with that ISA's flags. Each family
+// adds its dot product and packing format on top (see gemm_ukernel_template.h).
 //
 // Everything here is in an anonymous namespace on purpose: the same inline functions are compiled
 // with different -m flags in different translation units, and internal linkage keeps the linker
@@ -15,28 +16,21 @@
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 
-#include "../gemm_ukernel_template.h"
-#include "avx2/requant_avx2.h"
+#include "gemm/gemm_ukernel_template.h"
+#include "x86/avx2/avx2_vector.h"
 #if defined(__AVX512F__)
-#include "avx512vnni/requant_avx512.h"
+#include "x86/avx512vnni/avx512_vector.h"
 #endif
 
 namespace qtune::detail {
 namespace {
 
-// 8 int32 lanes per ymm; C columns beyond the tile's valid ones are masked on store.
-struct YmmBase {
-  static constexpr int kLanes = 8;
-  using Acc = __m256i;
+// The ymm families (AVX2, AVX-VNNI): AVX2's vector operations plus the GEMM's loads of B panels and
+// A groups. C columns beyond the tile's valid ones are masked on store.
+struct YmmBase : Avx2Vector {
+  using Acc = Vec;
   using AVec = __m256i;
   using BVec = __m256i;
-
-  static Acc zero() { return _mm256_setzero_si256(); }
-  static Acc load(const std::int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
-  static void store(std::int32_t* p, Acc x) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), x); }
-  static Acc set1(std::int32_t x) { return _mm256_set1_epi32(x); }
-  static Acc add(Acc x, Acc y) { return _mm256_add_epi32(x, y); }
-  static Acc mullo(Acc x, Acc y) { return _mm256_mullo_epi32(x, y); }
 
   // B panels are 64-byte aligned and every vector is 32 bytes: aligned loads.
   static BVec load_b(const std::uint8_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
@@ -47,36 +41,15 @@ struct YmmBase {
   static AVec broadcast_bits(std::uint32_t bits) { return _mm256_set1_epi32(static_cast<int>(bits)); }
   static AVec xor_bits(AVec a, std::uint32_t bits) { return _mm256_xor_si256(a, broadcast_bits(bits)); }
   static void prefetch_b(const std::uint8_t* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
-
-  static void store_s32(std::int32_t* p, Acc x, std::size_t n) {
-    if (n == kLanes) {
-      store(p, x);
-    } else {
-      _mm256_maskstore_epi32(reinterpret_cast<int*>(p), avx2::lane_mask(n), x);
-    }
-  }
-  static void store_u8(std::uint8_t* p, Acc x, std::size_t n) { avx2::store_u8(p, x, n); }
-  static void store_s8(std::int8_t* p, Acc x, std::size_t n) { avx2::store_s8(p, x, n); }
-  template <RoundingMode Mode>
-  static Acc requantize(Acc x, const RequantConstants& plan, std::size_t channel) {
-    return avx2::requantize8<Mode>(x, plan, channel);
-  }
 };
 
 #if defined(__AVX512F__)
-// 16 int32 lanes per zmm; ragged columns use AVX-512 store masks.
-struct ZmmBase {
-  static constexpr int kLanes = 16;
-  using Acc = __m512i;
+// The zmm family (AVX-512 VNNI): AVX-512's vector operations plus the GEMM's loads; ragged columns
+// use store masks.
+struct ZmmBase : Avx512Vector {
+  using Acc = Vec;
   using AVec = __m512i;
   using BVec = __m512i;
-
-  static Acc zero() { return _mm512_setzero_si512(); }
-  static Acc load(const std::int32_t* p) { return _mm512_loadu_si512(p); }
-  static void store(std::int32_t* p, Acc x) { _mm512_storeu_si512(p, x); }
-  static Acc set1(std::int32_t x) { return _mm512_set1_epi32(x); }
-  static Acc add(Acc x, Acc y) { return _mm512_add_epi32(x, y); }
-  static Acc mullo(Acc x, Acc y) { return _mm512_mullo_epi32(x, y); }
 
   static BVec load_b(const std::uint8_t* p) { return _mm512_load_si512(p); }
   static AVec broadcast_a(const std::uint8_t* p) {
@@ -85,28 +58,6 @@ struct ZmmBase {
   static AVec broadcast_bits(std::uint32_t bits) { return _mm512_set1_epi32(static_cast<int>(bits)); }
   static AVec xor_bits(AVec a, std::uint32_t bits) { return _mm512_xor_si512(a, broadcast_bits(bits)); }
   static void prefetch_b(const std::uint8_t* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
-
-  static void store_s32(std::int32_t* p, Acc x, std::size_t n) {
-    _mm512_mask_storeu_epi32(p, avx512::lane_mask(n), x);
-  }
-  static void store_u8(std::uint8_t* p, Acc x, std::size_t n) { avx512::store_u8(p, x, n); }
-  static void store_s8(std::int8_t* p, Acc x, std::size_t n) { avx512::store_s8(p, x, n); }
-  template <RoundingMode Mode>
-  static Acc requantize(Acc x, const RequantConstants& plan, std::size_t channel) {
-    return avx512::requantize16<Mode>(x, plan, channel);
-  }
-  // A tile column's constants, loaded once for all its rows (gemm_ukernel_template.h). Inlined
-  // always: a call would return the twelve vectors through memory.
-  template <RoundingMode Mode>
-  __attribute__((always_inline)) static avx512::RequantLanes<Mode> requant_lanes(const RequantConstants& plan,
-                                                                                std::size_t channel) {
-    return avx512::load_requant_lanes<Mode>(plan, channel);
-  }
-  template <RoundingMode Mode>
-  __attribute__((always_inline)) static Acc requantize(Acc x, const avx512::RequantLanes<Mode>& lanes,
-                                                      const RequantConstants& plan) {
-    return avx512::requantize16<Mode>(x, lanes, plan);
-  }
 };
 #endif
 

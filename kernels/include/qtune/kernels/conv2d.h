@@ -54,6 +54,20 @@ struct Conv2dConfig {
   int dw_width_tile = 1;     // depthwise: output pixels per step
 };
 
+// A direct depthwise kernel compiled into this build (runnable here or not). Names follow the
+// GEMM microkernels' style: "q8-dwconv-32c4w-avx512vnni" computes 32 channels x 4 output pixels
+// per step for u8 or s8 activations on AVX-512 VNNI; "-dot4" marks the vpdpbusd form that
+// DepthwiseConv runs in place of the general kernel of the same tile where it applies.
+struct DepthwiseKernelInfo {
+  Isa isa;
+  int channel_tile = 0, width_tile = 0;
+  bool dot4 = false;
+  std::string name;
+};
+// Every depthwise kernel compiled in, in the order of the instruction-set table; filter with
+// cpu_features().usable(info.isa).
+const std::vector<DepthwiseKernelInfo>& depthwise_kernels();
+
 std::string conv2d_check_config(const Conv2dProblem& problem, const Conv2dConfig& config);
 Conv2dConfig conv2d_default_config(const Conv2dProblem& problem);
 

@@ -53,7 +53,7 @@ struct GemmMicrokernelInfo {
   Isa isa;
   int mr, nr;
   int kr;            // k values consumed together (the packing group): 1, 2, 4, 8 or 64
-  std::string name;  // XNNPACK-style, e.g. "qs8-gemm-8x16c4-avx512vnni"
+  std::string name;  // XNNPACK-style, e.g. "qu8-gemm-8x16c4-avx512vnni"
 };
 
 // Every microkernel compiled in, runnable or not; filter with cpu_features().usable(info.isa).

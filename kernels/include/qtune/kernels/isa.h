@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace qtune {
 
@@ -25,5 +26,10 @@ inline constexpr std::array<Isa, 8> kAllIsas = {Isa::scalar, Isa::avx2,  Isa::av
 // Canonical knob spelling: "scalar", "avx2", "avxvnni", "avx512vnni", "amx", "neon", "dotprod", "i8mm".
 std::string_view to_string(Isa isa);
 std::optional<Isa> parse_isa(std::string_view name);
+
+// The instruction sets with kernels compiled into this build (runnable here or not), in the order
+// the default configurations prefer them; scalar is always there, last. The table behind it is
+// kernels/src/platform/isa_table.cc.
+std::vector<Isa> compiled_isas();
 
 }  // namespace qtune

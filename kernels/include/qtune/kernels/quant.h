@@ -3,8 +3,7 @@
 // Requantization maps an int32 accumulator back to 8 bits: out = clamp(round(acc * S) + zp).
 // The real scale S is carried as a fixed-point multiplier M in [2^30, 2^31) and an exponent e,
 // S = M * 2^(e-31). Which rounding is applied is a property of the model being deployed (it
-// changes results), never a speed knob: see docs/requantization.md and
-// ../shared/reference/requantization.md for the exact definitions.
+// changes results), never a speed knob: docs/requantization.md has the exact definitions.
 #pragma once
 
 #include <array>

@@ -2,7 +2,7 @@
 // Header-only, baseline Armv8.0 Advanced SIMD: shared by the standalone `neon` requantize kernel
 // (requantize_neon.cc) and the fused epilogues of the neon, dotprod and i8mm GEMM families.
 //
-// How each mode maps onto Arm instructions (definitions: shared/reference/requantization.md):
+// How each mode maps onto Arm instructions (definitions: docs/requantization.md):
 //   tflite     sshl (wrapping left shift), sqrdmulh, gemmlowp's fixup (x & -r) >> 31 added with
 //              sqadd, then srshl by -r. sqrdmulh is SaturatingRoundingDoublingHighMul exactly; the
 //              fixup subtracts 1 from negative values when r > 0, which turns srshl's ties-up
@@ -22,7 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "requant_plan.h"
+#include "requantize/requant_plan.h"
 
 namespace qtune::detail::neon {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "arm/neon/requant_neon.h"
-#include "requantize_internal.h"
+#include "requantize/requantize_internal.h"
 
 namespace qtune::detail {
 namespace {

@@ -6,20 +6,19 @@
 //
 // Register budget (16 ymm): an MR x NR tile holds MR * NR/8 accumulators, plus NR/8 B vectors and
 // one A broadcast; 6x16 and 4x24 (12 accumulators) are the largest tiles that do not spill.
-#include "../gemm_x86_ukernel.h"
+#include "x86/gemm_x86_ukernel.h"
 
 namespace qtune::detail {
 namespace {
 
 struct Avx2Traits : YmmBase {
-  static constexpr Isa kIsa = Isa::avx2;
   static constexpr int kKr = 2;
   static constexpr std::size_t kAElem = 2, kBElem = 2;
   static constexpr PackedA kAFormat = PackedA::s16;
   static constexpr PackedB kBFormat = PackedB::s16;
   static constexpr bool kInPlace = false;
 
-  static Acc dot(Acc acc, AVec a, BVec b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+  static Acc dot(Acc acc, AVec a, BVec b) { return madd(acc, a, b); }
 };
 
 constexpr GemmUkernel kAvx2Ukernels[] = {

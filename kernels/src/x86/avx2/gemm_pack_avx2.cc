@@ -12,7 +12,7 @@
 
 #include <cstring>
 
-#include "../../gemm_pack.h"
+#include "gemm/gemm_pack.h"
 
 namespace qtune::detail {
 namespace {

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "requant_plan.h"
+#include "requantize/requant_plan.h"
 
 namespace qtune::detail::avx2 {
 

@@ -2,13 +2,12 @@
 // 16 columns per vector, ragged columns stored with masks. A is PackedA::u8 (s8 activations
 // flipped with +128 zero-point compensation), B PackedB::s8 in groups of 4; A can also be read in
 // place. 32 zmm registers: up to 24 accumulators (12x32, 8x48, 6x64) leave room for B and broadcasts.
-#include "../gemm_x86_ukernel.h"
+#include "x86/gemm_x86_ukernel.h"
 
 namespace qtune::detail {
 namespace {
 
 struct Avx512VnniTraits : ZmmBase {
-  static constexpr Isa kIsa = Isa::avx512vnni;
   static constexpr int kKr = 4;
   static constexpr std::size_t kAElem = 1, kBElem = 1;
   static constexpr PackedA kAFormat = PackedA::u8;

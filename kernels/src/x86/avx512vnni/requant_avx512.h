@@ -17,7 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "requant_plan.h"
+#include "requantize/requant_plan.h"
 
 namespace qtune::detail::avx512 {
 

@@ -1,7 +1,7 @@
 // The AVX-VNNI GEMM family: VEX vpdpbusd on ymm (u8 x s8, four products per int32 lane, no
 // intermediate saturation). A is PackedA::u8 (s8 activations flipped with +128 zero-point
 // compensation), B PackedB::s8 in groups of 4; A can also be read in place (4-byte broadcasts).
-#include "../gemm_x86_ukernel.h"
+#include "x86/gemm_x86_ukernel.h"
 
 namespace qtune::detail {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "qtune/kernels/requantize.h"
-#include "requant_plan.h"
+#include "requantize/requant_plan.h"
 
 namespace qtune::detail {
 
@@ -15,25 +15,17 @@ void requantize(const RequantizeConfig& config, const RequantConstants& plan, DT
                 const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
                 void* out, std::size_t out_stride);
 
-// Per-ISA kernels: no checks (the caller validated); unroll is 1, 2 or 4; out_type u8 or s8.
+// The scalar kernel: no checks (the caller validated); out_type u8 or s8. The vector kernels are
+// the rows of platform/isa_table.cc (RequantizeRowsFn).
 void requantize_rows_scalar(const RequantConstants& plan, DType out_type, const std::int32_t* acc,
                             std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                             std::size_t out_stride);
-void requantize_rows_avx2(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
-                          std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
-                          std::size_t out_stride);
-void requantize_rows_avx512(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
-                            std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
-                            std::size_t out_stride);
-void requantize_rows_neon(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
-                          std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
-                          std::size_t out_stride);  // kernels/src/arm/neon/requantize_neon.cc
 
 // ---- the one loop every vector ISA instantiates ------------------------------------------------
-// VectorIsa provides: Vec, kLanes, load(const int32_t*), load_partial(const int32_t*, n),
-// requantize<Mode>(Vec, plan, channel), store(Out*, Vec, n). Instantiated only in that ISA's
-// translation unit (compiled with its flags); the traits types differ per ISA, so the
-// instantiations never collide across translation units.
+// VectorIsa: an instruction set's vector operations (platform/vector_ops.h; of them this loop uses
+// kLanes, load, load_partial, requantize and the partial stores). Instantiated only in that ISA's
+// translation unit (compiled with its flags); the types differ per ISA, so the instantiations
+// never collide across translation units.
 //
 // Each row: `Unroll` full vectors per iteration, then the rest in full or partial vectors (masked
 // loads and stores): every element goes through the same vector code, no scalar tail.

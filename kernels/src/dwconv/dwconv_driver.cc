@@ -1,9 +1,9 @@
-#include "conv2d_depthwise.h"
+#include "dwconv/dwconv_driver.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "thread_pool.h"
+#include "platform/thread_pool.h"
 
 namespace qtune::detail {
 

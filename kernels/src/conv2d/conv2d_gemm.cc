@@ -1,12 +1,12 @@
-#include "conv2d_gemm.h"
+#include "conv2d/conv2d_gemm.h"
 
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
-#include "conv2d_patches.h"
-#include "conv2d_taps.h"
-#include "thread_pool.h"
+#include "conv2d/conv2d_patches.h"
+#include "conv2d/conv2d_taps.h"
+#include "platform/thread_pool.h"
 
 namespace qtune::detail {
 namespace {

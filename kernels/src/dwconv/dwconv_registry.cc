@@ -1,21 +1,20 @@
-// The depthwise kernels compiled into this build, runnable on this CPU or not.
+// The depthwise kernels compiled into this build, runnable on this CPU or not: the lists of the
+// instruction-set table's rows (platform/isa_table.cc), in its order.
 #include <vector>
 
-#include "dwconv.h"
+#include "dwconv/dwconv.h"
+#include "platform/isa_table.h"
 
 namespace qtune::detail {
 
 std::span<const DwKernel> dw_kernel_registry() {
   static const std::vector<DwKernel> all = [] {
     std::vector<DwKernel> kernels;
-    auto append = [&](std::span<const DwKernel> family) { kernels.insert(kernels.end(), family.begin(), family.end()); };
-    append(dw_kernels_scalar());
-#if defined(QTUNE_HAVE_AVX2)
-    append(dw_kernels_avx2());
-#endif
-#if defined(QTUNE_HAVE_AVX512VNNI)
-    append(dw_kernels_avx512vnni());
-#endif
+    for (const IsaRow& row : isa_table()) {
+      if (row.dwconv == nullptr) continue;
+      const std::span<const DwKernel> family = row.dwconv();
+      kernels.insert(kernels.end(), family.begin(), family.end());
+    }
     return kernels;
   }();
   return all;

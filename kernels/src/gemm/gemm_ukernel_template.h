@@ -2,20 +2,17 @@
 // instantiated per family in that family's own translation unit (scalar: gemm_scalar.cc, x86:
 // x86/<isa>/gemm_<isa>.cc). Layouts and argument meanings: gemm_ukernel.h.
 //
-// A traits struct T provides (Acc = kLanes int32 lanes, wrapping arithmetic):
-//   kLanes, kKr, kAElem, kBElem     lanes per vector; k per group; bytes per packed A / B element
+// A traits struct T provides its instruction set's vector operations (platform/vector_ops.h:
+// kIsa, kLanes, zero, set1, add, mullo, load, store of whole and partial vectors to int32 / u8 /
+// s8, requantize), with Acc = Vec, and the GEMM's own:
+//   kKr, kAElem, kBElem             k per group; bytes per packed A / B element
 //   kInPlace                        can read byte-format A rows in place (4-byte groups)
-//   Acc zero(); Acc load(const int32_t*); void store(int32_t*, Acc)        whole vectors
-//   Acc set1(int32_t); Acc add(Acc, Acc); Acc mullo(Acc, Acc)
 //   BVec load_b(const uint8_t*)     one vector of kLanes columns x kKr k values of a B panel
 //   AVec broadcast_a(const uint8_t*) one A group (kKr elements) broadcast to every lane
 //   AVec broadcast_bits(uint32_t)   (kInPlace) one 4-byte A group given as bits
 //   AVec xor_bits(AVec, uint32_t)   (kInPlace) every lane XOR the bits (the s8 -> u8 flip)
 //   Acc dot(Acc, AVec, BVec)        acc[lane] += sum_t a[t] * b[lane][t]
 //   void prefetch_b(const uint8_t*) hint for the B panel stream
-//   void store_s32(int32_t*, Acc, size_t n); void store_u8(uint8_t*, Acc, size_t n);
-//   void store_s8(int8_t*, Acc, size_t n)                 first n <= kLanes lanes
-//   template <RoundingMode> Acc requantize(Acc, const RequantConstants&, size_t channel)
 //   optional: template <RoundingMode> Lanes requant_lanes(const RequantConstants&, size_t channel)
 //             and requantize(Acc, const Lanes&, const RequantConstants&): a vector's constants
 //             loaded once and applied to every row of a tile column
@@ -26,8 +23,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "gemm_ukernel.h"
-#include "requant_plan.h"
+#include "gemm/gemm_ukernel.h"
+#include "requantize/requant_plan.h"
 
 #define QTUNE_GEMM_UNROLL _Pragma("GCC unroll 32")
 
@@ -224,9 +221,6 @@ struct GemmTileKernel {
     }
   }
 
-  static void store_8bit(std::uint8_t* dst, const Acc& q, std::size_t n) { T::store_u8(dst, q, n); }
-  static void store_8bit(std::int8_t* dst, const Acc& q, std::size_t n) { T::store_s8(dst, q, n); }
-
   template <RoundingMode Mode, class Out>
   static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
     const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
@@ -243,12 +237,12 @@ struct GemmTileKernel {
         if constexpr (requires { T::template requant_lanes<Mode>(plan, first); }) {
           const auto lanes = T::template requant_lanes<Mode>(plan, args.channel + first);
           QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-            store_8bit(c + i * args.ldc + first, T::template requantize<Mode>(t.acc[i][v], lanes, plan),
+            T::store(c + i * args.ldc + first, T::template requantize<Mode>(t.acc[i][v], lanes, plan),
                        std::min<std::size_t>(kLanes, NR - first));
           }
         } else {
           QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-            store_8bit(c + i * args.ldc + first,
+            T::store(c + i * args.ldc + first,
                        T::template requantize<Mode>(t.acc[i][v], plan, args.channel + first),
                        std::min<std::size_t>(kLanes, NR - first));
           }
@@ -257,7 +251,7 @@ struct GemmTileKernel {
       return;
     }
     for_each_valid(t, args, [&](std::size_t i, std::size_t first, const Acc& x, std::size_t n) {
-      store_8bit(c + i * args.ldc + first, T::template requantize<Mode>(x, plan, args.channel + first), n);
+      T::store(c + i * args.ldc + first, T::template requantize<Mode>(x, plan, args.channel + first), n);
     });
   }
 
@@ -271,7 +265,7 @@ struct GemmTileKernel {
       case UkernelOutput::s32: {
         auto* c = static_cast<std::int32_t*>(args.c);
         for_each_valid(t, args, [&](std::size_t i, std::size_t first, const Acc& x, std::size_t n) {
-          T::store_s32(c + i * args.ldc + first, x, n);
+          T::store(c + i * args.ldc + first, x, n);
         });
         return;
       }

@@ -1,5 +1,5 @@
 // Builds the flattened, padded requantization plan of one operator (see requant_plan.h).
-#include "requant_plan.h"
+#include "requantize/requant_plan.h"
 
 #include <stdexcept>
 #include <string>

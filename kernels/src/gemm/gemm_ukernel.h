@@ -1,6 +1,7 @@
 // The internal GEMM microkernel interface and registry. Every instruction-set family (scalar,
-// AVX2, AVX-VNNI, AVX-512 VNNI, and later NEON/dotprod/i8mm and AMX) plugs into the GEMM driver
-// through the descriptors declared here; the driver (gemm_driver.h) never knows which family runs.
+// AVX2, AVX-VNNI, AVX-512 VNNI, NEON, dotprod, i8mm) plugs into the GEMM driver through the
+// descriptors declared here, listed by its row of the instruction-set table
+// (platform/isa_table.h); the driver (gemm_driver.h) never knows which family runs.
 //
 // What a microkernel computes
 // ---------------------------
@@ -51,7 +52,7 @@
 
 namespace qtune::detail {
 
-struct RequantConstants;  // kernels/src/requant_plan.h: requantization constants padded for vector loads
+struct RequantConstants;  // kernels/src/requantize/requant_plan.h: requantization constants padded for vector loads
 
 enum class PackedA : unsigned char {
   u8,   // bytes; s8 activations are flipped to u8 with +128 zero-point compensation (vpdpbusd)
@@ -136,31 +137,17 @@ inline std::size_t gemm_b_panel_bytes(const GemmUkernel& uk, std::size_t k_group
   return (bytes + 63) / 64 * 64;
 }
 
-// Each family's translation unit defines its list; gemm_registry.cc concatenates the lists of the
-// families compiled into this build (QTUNE_HAVE_<ISA>). A new family adds one function here and one
-// line in gemm_registry.cc.
-std::span<const GemmUkernel> gemm_ukernels_scalar();      // kernels/src/gemm_scalar.cc
-std::span<const GemmUkernel> gemm_ukernels_avx2();        // kernels/src/x86/avx2/gemm_avx2.cc
-std::span<const GemmUkernel> gemm_ukernels_avxvnni();     // kernels/src/x86/avxvnni/gemm_avxvnni.cc
-std::span<const GemmUkernel> gemm_ukernels_avx512vnni();  // kernels/src/x86/avx512vnni/gemm_avx512vnni.cc
-std::span<const GemmUkernel> gemm_ukernels_amx();         // kernels/src/x86/amx/
-std::span<const GemmUkernel> gemm_ukernels_neon();        // kernels/src/arm/neon/
-std::span<const GemmUkernel> gemm_ukernels_dotprod();     // kernels/src/arm/dotprod/
-std::span<const GemmUkernel> gemm_ukernels_i8mm();        // kernels/src/arm/i8mm/
-
 // A family's throughput ceiling on one core (gemm_dot_peak_loop in gemm_ukernel_template.h).
 struct GemmDotPeak {
   Isa isa;
   const char* instruction;                          // e.g. "vpdpbusd zmm"
   std::uint64_t (*loop)(std::size_t iterations);    // returns the operations done
 };
-GemmDotPeak gemm_dot_peak_avx2();        // kernels/src/x86/avx2/gemm_avx2.cc
-GemmDotPeak gemm_dot_peak_avxvnni();     // kernels/src/x86/avxvnni/gemm_avxvnni.cc
-GemmDotPeak gemm_dot_peak_avx512vnni();  // kernels/src/x86/avx512vnni/gemm_avx512vnni.cc
-// The peak loops compiled into this build (vector families built on gemm_ukernel_template.h).
+// The peak loops compiled into this build (the vector families of platform/isa_table.cc).
 std::span<const GemmDotPeak> gemm_dot_peak_registry();
 
-// Every microkernel compiled into this build (runnable here or not), in family then tile order.
+// Every microkernel compiled into this build (runnable here or not), in the order of the
+// instruction-set table (platform/isa_table.h), then tile order.
 std::span<const GemmUkernel> gemm_ukernel_registry();
 // The microkernel for (isa, mr x nr), or null.
 const GemmUkernel* find_gemm_ukernel(Isa isa, int mr, int nr);

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "dwconv.h"
+#include "dwconv/dwconv.h"
 #include "qtune/kernels/conv2d.h"
-#include "requant_plan.h"
+#include "requantize/requant_plan.h"
 
 namespace qtune::detail {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "gemm_driver.h"
+#include "gemm/gemm_driver.h"
 #include "qtune/kernels/conv2d.h"
 
 namespace qtune::detail {

@@ -1,4 +1,4 @@
-#include "conv2d_patches.h"
+#include "conv2d/conv2d_patches.h"
 
 #include <algorithm>
 #include <cstring>

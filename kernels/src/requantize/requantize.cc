@@ -4,7 +4,8 @@
 
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/requantize.h"
-#include "requantize_internal.h"
+#include "platform/isa_table.h"
+#include "requantize/requantize_internal.h"
 
 namespace qtune {
 
@@ -12,29 +13,21 @@ namespace {
 
 constexpr int kVectorUnrolls[] = {1, 2, 4};
 
-bool compiled_in(Isa isa) {
-  switch (isa) {
-    case Isa::scalar: return true;
-#if defined(QTUNE_HAVE_AVX2)
-    case Isa::avx2: return true;
-#endif
-#if defined(QTUNE_HAVE_AVX512VNNI)
-    case Isa::avx512vnni: return true;
-#endif
-#if defined(QTUNE_HAVE_NEON)
-    case Isa::neon: return true;
-#endif
-    default: return false;
-  }
+// The instruction set's own requantization kernel; null for scalar (requantize_rows_scalar).
+detail::RequantizeRowsFn vector_kernel(Isa isa) {
+  const detail::IsaRow* row = detail::find_isa_row(isa);
+  return row == nullptr ? nullptr : row->requantize;
 }
+
+bool compiled_in(Isa isa) { return isa == Isa::scalar || vector_kernel(isa) != nullptr; }
 
 }  // namespace
 
 std::vector<RequantizeConfig> requantize_variants() {
   std::vector<RequantizeConfig> variants{{Isa::scalar, 1}};
-  for (Isa isa : {Isa::avx2, Isa::avx512vnni, Isa::neon}) {
-    if (!compiled_in(isa)) continue;
-    for (int unroll : kVectorUnrolls) variants.push_back({isa, unroll});
+  for (const detail::IsaRow& row : detail::isa_table()) {
+    if (row.requantize == nullptr) continue;
+    for (int unroll : kVectorUnrolls) variants.push_back({row.isa, unroll});
   }
   return variants;
 }
@@ -91,19 +84,10 @@ void requantize(const RequantizeConfig& config, const RequantConstants& plan, DT
     throw std::invalid_argument("requantize: strides (acc " + std::to_string(acc_stride) + ", out " +
                                 std::to_string(out_stride) + ") must be >= cols " + std::to_string(cols));
   }
-  switch (config.isa) {
-#if defined(QTUNE_HAVE_AVX2)
-    case Isa::avx2: return requantize_rows_avx2(config.unroll, plan, out_type, acc, rows, cols, acc_stride, out, out_stride);
-#endif
-#if defined(QTUNE_HAVE_AVX512VNNI)
-    case Isa::avx512vnni:
-      return requantize_rows_avx512(config.unroll, plan, out_type, acc, rows, cols, acc_stride, out, out_stride);
-#endif
-#if defined(QTUNE_HAVE_NEON)
-    case Isa::neon: return requantize_rows_neon(config.unroll, plan, out_type, acc, rows, cols, acc_stride, out, out_stride);
-#endif
-    default: return requantize_rows_scalar(plan, out_type, acc, rows, cols, acc_stride, out, out_stride);
+  if (const RequantizeRowsFn kernel = vector_kernel(config.isa)) {
+    return kernel(config.unroll, plan, out_type, acc, rows, cols, acc_stride, out, out_stride);
   }
+  requantize_rows_scalar(plan, out_type, acc, rows, cols, acc_stride, out, out_stride);
 }
 
 namespace {

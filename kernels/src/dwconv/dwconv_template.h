@@ -1,28 +1,19 @@
-// The depthwise row kernel, written once over an instruction-set traits class and instantiated per
-// (ISA, channel tile, width tile) in each ISA's own translation unit. See dwconv.h for the data
-// layout and the zero-point algebra.
-//
-// A traits class T provides:
-//   isa, kLanes, Vec                         the vector of kLanes int32 lanes
-//   kVectorRegisters                         vector registers (0: never keep a row of inputs)
-//   zero()                                   a vector of zeros
-//   load_i32(p)                              kLanes int32 (padded arrays: always in bounds)
-//   load_i32_partial(p, n)                   n <= kLanes int32, never reading past p + n
-//   load_x<Signed>(p), load_x_partial<Signed>(p, n)   activation bytes widened to int32 lanes
-//   madd_add(acc, x, w)                      acc + x * w' per lane (w' = the low int16 half of w)
-//   add(a, b)                                wrapping int32 add
-//   store_i32(dst, v, n)                     the first n lanes
-//   requantize<Mode>(v, plan, channel)       requantized lanes (in [qmin, qmax], zero point added)
-//   store_q8(dst, out_type, q, n)            store n requantized lanes as u8 or s8
-// Every helper is a static member of T, so instantiations for different ISAs never share a
-// symbol (an inline function compiled with AVX-512 flags must not be picked for the AVX2 path).
+// The depthwise row kernel, written once over an instruction set's vector operations T
+// (platform/vector_ops.h) and instantiated per (ISA, channel tile, width tile) in each ISA's own
+// translation unit. See dwconv.h for the data layout and the zero-point algebra. The products are
+// T::madd of a widened activation lane and a weight lane whose high int16 half is 0 (so the high
+// half of a sign-extended activation adds nothing); kVectorRegisters = 0 never keeps a row of
+// inputs in registers. Every helper is a static member of T, so instantiations for different ISAs
+// never share a symbol (an inline function compiled with AVX-512 flags must not be picked for the
+// AVX2 path).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "dwconv.h"
-#include "requant_plan.h"
+#include "dwconv/dwconv.h"
+#include "platform/vector_ops.h"
+#include "requantize/requant_plan.h"
 
 #define QTUNE_DW_UNROLL _Pragma("GCC unroll 16")
 
@@ -70,19 +61,19 @@ struct DwRowKernel {
     for (std::size_t t = 0; t < a.tap_count; ++t) {
       const std::int32_t* w_row = a.weights + t * a.channels_padded + c0;
       Vec w[NV];
-      QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) w[v] = T::load_i32(w_row + v * kLanes);
+      QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) w[v] = T::load(w_row + v * kLanes);
       const std::uint8_t* first = taps[t] + offset;
       QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {
         const std::uint8_t* x = Affine ? first + p * a.pixel_step : taps[p * a.tap_count + t] + c0;
         QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
           Vec xv;
           if constexpr (Ragged) {
-            xv = v == NV - 1 ? T::template load_x_partial<Signed>(x + v * kLanes, last_lanes)
-                             : T::template load_x<Signed>(x + v * kLanes);
+            xv = v == NV - 1 ? T::template load_widen_partial<Signed>(x + v * kLanes, last_lanes)
+                             : T::template load_widen<Signed>(x + v * kLanes);
           } else {
-            xv = T::template load_x<Signed>(x + v * kLanes);
+            xv = T::template load_widen<Signed>(x + v * kLanes);
           }
-          acc[p][v] = T::madd_add(acc[p][v], xv, w[v]);
+          acc[p][v] = T::madd(acc[p][v], xv, w[v]);
         }
       }
     }
@@ -110,12 +101,12 @@ struct DwRowKernel {
         Vec x[kInputs];
         QTUNE_DW_UNROLL for (int q = 0; q < kInputs; ++q) {
           const std::uint8_t* src = row + q * input_pixel + v * kLanes;
-          x[q] = Ragged && v == NV - 1 ? T::template load_x_partial<Signed>(src, last_lanes)
-                                       : T::template load_x<Signed>(src);
+          x[q] = Ragged && v == NV - 1 ? T::template load_widen_partial<Signed>(src, last_lanes)
+                                       : T::template load_widen<Signed>(src);
         }
         QTUNE_DW_UNROLL for (int kw = 0; kw < kKernelW; ++kw) {
-          const Vec w = T::load_i32(w_row + kw * a.channels_padded + v * kLanes);
-          QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::madd_add(acc[p][v], x[p * S + kw], w);
+          const Vec w = T::load(w_row + kw * a.channels_padded + v * kLanes);
+          QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::madd(acc[p][v], x[p * S + kw], w);
         }
       }
     }
@@ -136,7 +127,7 @@ struct DwRowKernel {
   __attribute__((always_inline)) static void finish(const DwRowArgs& a, const RequantConstants& plan, Vec (&acc)[W][NV],
                                                     std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
     QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
-      const Vec b = T::load_i32(a.bias_term + c0 + v * kLanes);
+      const Vec b = T::load(a.bias_term + c0 + v * kLanes);
       QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::add(acc[p][v], b);
     }
     if (a.out_type != DType::s32 && a.fuse_requant) {
@@ -149,7 +140,7 @@ struct DwRowKernel {
       const std::size_t pixel = (ow0 + p) * a.channels;
       for (int v = 0; v < NV; ++v) {
         const std::size_t n = Ragged && v == NV - 1 ? last_lanes : kLanes;
-        T::store_i32(out + pixel + c0 + v * kLanes, acc[p][v], n);
+        T::store(out + pixel + c0 + v * kLanes, acc[p][v], n);
       }
     }
   }
@@ -167,7 +158,7 @@ struct DwRowKernel {
     for (int p = 0; p < W; ++p) {
       auto* out = static_cast<std::uint8_t*>(a.out) + (ow0 + p) * a.channels + c0;
       for (int v = 0; v < NV; ++v) {
-        T::store_q8(out + v * kLanes, a.out_type, q[p][v], Ragged && v == NV - 1 ? last_lanes : kLanes);
+        store_q8<T>(out + v * kLanes, a.out_type, q[p][v], Ragged && v == NV - 1 ? last_lanes : kLanes);
       }
     }
   }
@@ -209,8 +200,8 @@ struct DwRowKernel {
       const std::size_t pixel = p * a.channels;
       for (std::size_t c = 0; c < a.channels; c += kLanes) {
         const std::size_t n = a.channels - c < kLanes ? a.channels - c : kLanes;
-        const Vec q = T::template requantize<Mode>(T::load_i32_partial(a.scratch + pixel + c, n), plan, c);
-        T::store_q8(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, q, n);
+        const Vec q = T::template requantize<Mode>(T::load_partial(a.scratch + pixel + c, n), plan, c);
+        store_q8<T>(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, q, n);
       }
     }
   }
@@ -229,4 +220,4 @@ void dw_row(const DwRowArgs& args) {
 
 // One registry entry: DwKernel{isa, channel tile, width tile, row function}.
 #define QTUNE_DW_KERNEL(Traits, ChannelTile, WidthTile) \
-  ::qtune::detail::DwKernel { Traits::isa, ChannelTile, WidthTile, &::qtune::detail::dw_row<Traits, ChannelTile, WidthTile> }
+  ::qtune::detail::DwKernel { Traits::kIsa, ChannelTile, WidthTile, &::qtune::detail::dw_row<Traits, ChannelTile, WidthTile> }

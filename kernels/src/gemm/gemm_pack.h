@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gemm_ukernel.h"
+#include "gemm/gemm_ukernel.h"
 #include "qtune/kernels/gemm.h"
 
 namespace qtune::detail {
@@ -33,9 +33,14 @@ void pack_a_panel_generic(const GemmUkernel& uk, DType a_type, const std::uint8_
                           std::size_t row_count, std::size_t k_bytes, std::size_t k_groups, void* dst,
                           std::int32_t* row_terms);
 
-// The AVX2 packer (x86/avx2/gemm_pack_avx2.cc) for PackedA::s16 with kr 2 and PackedA::u8 with kr 4,
-// the formats of the x86 families: widening/flip, a 4 x 8 transpose of 4-byte groups, and row sums
-// in vectors. Returns false (and does nothing) for any other format. Call only where AVX2 is usable.
+// A vector A packer of an instruction set (IsaRow::pack_a_panel): as pack_a_panel, for the formats
+// it knows; returns false (and does nothing) for any other. Called only where its set is usable.
+// AVX2's (x86/avx2/gemm_pack_avx2.cc) packs PackedA::s16 with kr 2 and PackedA::u8 with kr 4, the
+// formats of the x86 families: widening/flip, a 4 x 8 transpose of 4-byte groups, row sums in
+// vectors.
+using PackAPanelFn = bool (*)(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows,
+                              std::size_t row_count, std::size_t k_bytes, std::size_t k_groups, void* dst,
+                              std::int32_t* row_terms);
 bool pack_a_panel_avx2(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
                        std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms);
 

@@ -7,11 +7,11 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
-#include <tuple>
 #include <utility>
 #include <vector>
 
-#include "gemm_driver.h"
+#include "gemm/gemm_driver.h"
+#include "platform/isa_table.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/limits.h"
 
@@ -138,27 +138,16 @@ std::string gemm_check_config(const GemmProblem& problem, const GemmConfig& conf
 GemmConfig gemm_default_config(const GemmProblem& problem) {
   const CpuFeatures& cpu = cpu_features();
   GemmConfig config;
-  struct Choice {
-    Isa isa;
-    std::vector<std::pair<int, int>> tiles;  // mr x nr candidates, preferred first
-  };
-  const Choice choices[] = {{Isa::avx512vnni, {{6, 64}, {8, 48}, {12, 32}, {4, 64}}},
-                            {Isa::avxvnni, {{6, 16}}},
-                            {Isa::avx2, {{6, 16}}},
-                            {Isa::i8mm, {{8, 12}}},
-                            {Isa::dotprod, {{8, 12}}},
-                            {Isa::neon, {{8, 8}}},
-                            {Isa::scalar, {{8, 8}}}};
   const detail::GemmUkernel* uk = nullptr;
   auto padding = [&](const detail::GemmUkernel& k) {
     return (problem.m + k.mr - 1) / k.mr * k.mr * ((problem.n + k.nr - 1) / k.nr * k.nr) - problem.m * problem.n;
   };
-  for (const Choice& c : choices) {
-    if (!cpu.usable(c.isa)) continue;
-    for (auto [mr, nr] : c.tiles) {
-      // Narrow layers (N <= 16) take the family's single-vector tile instead.
-      if (c.isa == Isa::avx512vnni && problem.n <= 16) std::tie(mr, nr) = std::pair{8, 16};
-      const detail::GemmUkernel* candidate = detail::find_gemm_ukernel(c.isa, mr, nr);
+  // The first usable instruction set of the table, with its tile that pads M and N least.
+  for (const detail::IsaRow& row : detail::isa_table()) {
+    if (!cpu.usable(row.isa)) continue;
+    for (detail::GemmTile tile : row.gemm_tiles) {
+      if (problem.n <= row.narrow_n) tile = row.narrow_tile;
+      const detail::GemmUkernel* candidate = detail::find_gemm_ukernel(row.isa, tile.mr, tile.nr);
       if (candidate != nullptr && (uk == nullptr || padding(*candidate) < padding(*uk))) uk = candidate;
     }
     if (uk != nullptr) break;

@@ -1,4 +1,4 @@
-#include "gemm_pack.h"
+#include "gemm/gemm_pack.h"
 
 #include <cstring>
 
@@ -6,6 +6,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "platform/isa_table.h"
 #include "qtune/kernels/cpu_features.h"
 
 namespace qtune::detail {
@@ -114,10 +115,14 @@ void pack_b(const GemmUkernel& uk, const GemmProblem& problem, const std::int8_t
 
 void pack_a_panel(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
                   std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms) {
-#if defined(QTUNE_HAVE_AVX2)
-  static const bool avx2 = cpu_features().usable(Isa::avx2);
-  if (avx2 && pack_a_panel_avx2(uk, a_type, rows, row_count, k_bytes, k_groups, dst, row_terms)) return;
-#endif
+  // The first usable vector packer of the instruction-set table, if any.
+  static const PackAPanelFn vector_packer = [] {
+    for (const IsaRow& row : isa_table()) {
+      if (row.pack_a_panel != nullptr && cpu_features().usable(row.isa)) return row.pack_a_panel;
+    }
+    return PackAPanelFn{nullptr};
+  }();
+  if (vector_packer != nullptr && vector_packer(uk, a_type, rows, row_count, k_bytes, k_groups, dst, row_terms)) return;
   pack_a_panel_generic(uk, a_type, rows, row_count, k_bytes, k_groups, dst, row_terms);
 }
 

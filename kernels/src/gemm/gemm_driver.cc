@@ -11,7 +11,7 @@
 // split prefers M: every thread then reads the same shared, read-only packed B and packs only its
 // own A rows (no duplicated packing). When M has too few rows for every thread (M < threads * mr,
 // e.g. GEMV-like shapes) N is split instead, at NR-panel granularity.
-#include "gemm_driver.h"
+#include "gemm/gemm_driver.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,10 +22,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "gemm_pack.h"
-#include "requant_plan.h"
-#include "requantize_internal.h"
-#include "thread_pool.h"
+#include "gemm/gemm_pack.h"
+#include "platform/isa_table.h"
+#include "platform/thread_pool.h"
+#include "requantize/requant_plan.h"
+#include "requantize/requantize_internal.h"
 
 namespace qtune::detail {
 namespace {
@@ -235,25 +236,12 @@ void GemmEngine::State::requantize_block(const RequantPlan& block_plan, const st
                                          std::size_t cols, std::size_t acc_stride, void* out, std::size_t ldc) const {
   const DType out_type = problem.out_type;
   const RequantConstants constants = block_plan.constants();
-  switch (config.isa) {
-#if defined(QTUNE_HAVE_AVX512VNNI)
-    case Isa::avx512vnni:
-      return requantize_rows_avx512(2, constants, out_type, acc, rows, cols, acc_stride, out, ldc);
-#endif
-#if defined(QTUNE_HAVE_AVX2)
-    case Isa::avx2:
-    case Isa::avxvnni:
-      return requantize_rows_avx2(2, constants, out_type, acc, rows, cols, acc_stride, out, ldc);
-#endif
-#if defined(QTUNE_HAVE_NEON)
-    case Isa::neon:
-    case Isa::dotprod:
-    case Isa::i8mm:
-      return requantize_rows_neon(4, constants, out_type, acc, rows, cols, acc_stride, out, ldc);
-#endif
-    default:
-      return requantize_rows_scalar(constants, out_type, acc, rows, cols, acc_stride, out, ldc);
+  const IsaRow* row = find_isa_row(config.isa);
+  if (row != nullptr && row->separate_requantize != nullptr) {
+    return row->separate_requantize(row->separate_requantize_unroll, constants, out_type, acc, rows, cols,
+                                    acc_stride, out, ldc);
   }
+  requantize_rows_scalar(constants, out_type, acc, rows, cols, acc_stride, out, ldc);
 }
 
 void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::uint8_t* c, std::size_t ldc) const {

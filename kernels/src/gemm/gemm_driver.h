@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "gemm_ukernel.h"
+#include "gemm/gemm_ukernel.h"
 #include "qtune/kernels/gemm.h"
 
 namespace qtune::detail {

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "requant_plan.h"
+#include "requantize/requant_plan.h"
 
 namespace qtune {
 

@@ -98,10 +98,8 @@ inline std::size_t dw_dot4_channel(std::size_t index, std::size_t channels) {
   return block + (k % 16) * 4 + k / 16;
 }
 
-// Each ISA's list (its own translation unit), and all compiled into this build.
-std::span<const DwKernel> dw_kernels_scalar();      // kernels/src/dwconv_scalar.cc
-std::span<const DwKernel> dw_kernels_avx2();        // kernels/src/x86/avx2/dwconv_avx2.cc
-std::span<const DwKernel> dw_kernels_avx512vnni();  // kernels/src/x86/avx512vnni/dwconv_avx512vnni.cc
+// Every depthwise kernel compiled into this build, in the order of the instruction-set table
+// (platform/isa_table.h); each family's list is defined in its own translation unit.
 std::span<const DwKernel> dw_kernel_registry();
 // The general kernel of (isa, channel_tile, width_tile), or with dot4 its dot4 form; null if none.
 const DwKernel* find_dw_kernel(Isa isa, int channel_tile, int width_tile, bool dot4 = false);

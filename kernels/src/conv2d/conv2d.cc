@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "conv2d_depthwise.h"
-#include "conv2d_gemm.h"
-#include "dwconv.h"
+#include "conv2d/conv2d_gemm.h"
+#include "dwconv/dwconv.h"
+#include "dwconv/dwconv_driver.h"
+#include "platform/isa_table.h"
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
 
@@ -43,44 +44,49 @@ std::string check_depthwise(const Conv2dProblem& p, const Conv2dConfig& config) 
   return "";
 }
 
-// The widest usable ISA with depthwise kernels, and its default tile.
+// The first usable instruction set of the table with depthwise kernels, and its default tile: the
+// first of its default channel tiles that fits the layer's channels (the last one otherwise), where
+// a dot4-only tile needs the dot4 form to apply: weights with a zero weight zero point (so that
+// w - zb fits int8 whatever the weights) and requantized output.
 Conv2dConfig default_depthwise_config(const Conv2dProblem& problem) {
-  Conv2dConfig c;
-  c.algo = ConvAlgo::depthwise;
-  c.gemm.isa = Isa::scalar;
-  c.dw_channel_tile = 8;
-  c.dw_width_tile = 2;
-  // Four output pixels per step share each weight vector load; 2 x 16 (AVX-512) or 2 x 8 (AVX2)
-  // channels keep 8 accumulators, the tiles that measured best on MobileNetV2's depthwise layers.
-  // On AVX-512 the dot4 form of the 64-channel tile is faster still (MobileNetV2 56x56x144: about
-  // 10%, 28x28x192: 20%) where it applies: int8 weights with a zero weight zero point (so that
-  // w - zb fits int8 whatever the weights) and requantized output.
   const bool zb_zero = std::all_of(problem.b_zero_points.begin(), problem.b_zero_points.end(),
                                    [](std::int32_t zb) { return zb == 0; });
   const bool dot4 = zb_zero && problem.out_type != DType::s32;
-  for (Isa isa : {Isa::avx512vnni, Isa::avx2}) {
-    if (!cpu_features().usable(isa)) continue;
-    // Channel tiles wider than the layer leave lanes idle: MobileNetV2's 112x112x32 layer ran
-    // 0.64x oneDNN on the 64-channel tile (dot4 form unused: no whole block) and 0.76x on 32.
-    int tile = 16;
-    if (isa == Isa::avx512vnni && dot4 && problem.out_c >= 64 && detail::find_dw_kernel(isa, 64, 4, true)) {
-      tile = 64;
-    } else if (isa == Isa::avx512vnni && problem.out_c >= 32) {
-      tile = 32;
-    }
-    if (detail::find_dw_kernel(isa, tile, 4) != nullptr) {
-      c.gemm.isa = isa;
-      c.dw_channel_tile = tile;
-      c.dw_width_tile = 4;
-      break;
-    }
-  }
+  Conv2dConfig c;
+  c.algo = ConvAlgo::depthwise;
   c.gemm.fuse_requant = true;
   c.gemm.threads = 1;
-  return c;
+  for (const detail::IsaRow& row : detail::isa_table()) {
+    if (row.dw_tiles.empty() || !cpu_features().usable(row.isa)) continue;
+    for (std::size_t i = 0; i < row.dw_tiles.size(); ++i) {
+      const detail::DwDefaultTile tile = row.dw_tiles[i];
+      const bool last = i + 1 == row.dw_tiles.size();
+      if (tile.needs_dot4 && !dot4) continue;
+      if (!last && tile.channel_tile > problem.out_c) continue;
+      if (detail::find_dw_kernel(row.isa, tile.channel_tile, row.dw_width_tile, tile.needs_dot4) == nullptr) continue;
+      c.gemm.isa = row.isa;
+      c.dw_channel_tile = tile.channel_tile;
+      c.dw_width_tile = row.dw_width_tile;
+      return c;
+    }
+  }
+  throw std::logic_error("no depthwise kernel in the instruction-set table");  // scalar always has one
 }
 
 }  // namespace
+
+const std::vector<DepthwiseKernelInfo>& depthwise_kernels() {
+  static const std::vector<DepthwiseKernelInfo> list = [] {
+    std::vector<DepthwiseKernelInfo> out;
+    for (const detail::DwKernel& k : detail::dw_kernel_registry()) {
+      const std::string name = "q8-dwconv-" + std::to_string(k.channel_tile) + "c" + std::to_string(k.width_tile) +
+                               "w" + (k.dot4 ? "-dot4-" : "-") + std::string(to_string(k.isa));
+      out.push_back({k.isa, k.channel_tile, k.width_tile, k.dot4, name});
+    }
+    return out;
+  }();
+  return list;
+}
 
 std::string conv2d_check_config(const Conv2dProblem& problem, const Conv2dConfig& config) {
   try {

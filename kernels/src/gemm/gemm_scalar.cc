@@ -2,29 +2,22 @@
 // in groups of 4 into wrapping int32 lanes), so that it uses exactly the packing of the VNNI
 // families (PackedA::u8 with the s8 -> u8 flip and +128 zero-point compensation, PackedB::s8, kr 4)
 // and reads A in place the same way. On a CPU without VNNI this is what tests that packing logic.
-#include "gemm_ukernel_template.h"
+#include "gemm/gemm_ukernel_template.h"
+#include "platform/scalar_vector.h"
 
 namespace qtune::detail {
 namespace {
 
-struct ScalarC4Traits {
-  static constexpr Isa kIsa = Isa::scalar;
-  static constexpr int kLanes = 1, kKr = 4;
+struct ScalarC4Traits : ScalarVector {
+  static constexpr int kKr = 4;
   static constexpr std::size_t kAElem = 1, kBElem = 1;
   static constexpr PackedA kAFormat = PackedA::u8;
   static constexpr PackedB kBFormat = PackedB::s8;
   static constexpr bool kInPlace = true;
 
-  using Acc = std::uint32_t;    // wrapping int32
+  using Acc = Vec;              // wrapping int32
   using AVec = std::uint32_t;   // 4 u8 values
   using BVec = std::uint32_t;   // 4 s8 values
-
-  static Acc zero() { return 0; }
-  static Acc load(const std::int32_t* p) { return static_cast<Acc>(*p); }
-  static void store(std::int32_t* p, Acc x) { *p = static_cast<std::int32_t>(x); }
-  static Acc set1(std::int32_t x) { return static_cast<Acc>(x); }
-  static Acc add(Acc x, Acc y) { return x + y; }
-  static Acc mullo(Acc x, Acc y) { return x * y; }
 
   static BVec load_b(const std::uint8_t* p) { return gemm_load_u32(p); }
   static AVec broadcast_a(const std::uint8_t* p) { return gemm_load_u32(p); }
@@ -41,16 +34,6 @@ struct ScalarC4Traits {
       sum += av * bv;
     }
     return acc + static_cast<Acc>(sum);
-  }
-
-  template <RoundingMode Mode>
-  static Acc requantize(Acc x, const RequantConstants& plan, std::size_t channel) {
-    return static_cast<Acc>(requantize_scalar<Mode>(static_cast<std::int32_t>(x), plan, channel));
-  }
-  static void store_s32(std::int32_t* p, Acc x, std::size_t) { *p = static_cast<std::int32_t>(x); }
-  static void store_u8(std::uint8_t* p, Acc x, std::size_t) { *p = static_cast<std::uint8_t>(x); }
-  static void store_s8(std::int8_t* p, Acc x, std::size_t) {
-    *p = static_cast<std::int8_t>(static_cast<std::int32_t>(x));
   }
 };
 

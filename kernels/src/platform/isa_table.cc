@@ -1,0 +1,172 @@
+// The rows of the instruction-set table (isa_table.h). A row exists when kernels/CMakeLists.txt
+// compiled the set's folder (QTUNE_HAVE_<ISA>); its kernel lists are defined in that folder, each
+// list in the translation unit of its family, compiled with the set's flags.
+#include "platform/isa_table.h"
+
+#include <vector>
+
+#include "requantize/requantize_internal.h"
+
+namespace qtune::detail {
+
+std::span<const GemmUkernel> gemm_ukernels_scalar();  // gemm/gemm_scalar.cc
+std::span<const DwKernel> dw_kernels_scalar();        // dwconv/dwconv_scalar.cc
+
+#if defined(QTUNE_HAVE_AVX2)
+std::span<const GemmUkernel> gemm_ukernels_avx2();  // x86/avx2/
+std::span<const DwKernel> dw_kernels_avx2();
+GemmDotPeak gemm_dot_peak_avx2();
+void requantize_rows_avx2(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
+                          std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+                          std::size_t out_stride);
+#endif
+#if defined(QTUNE_HAVE_AVXVNNI)
+std::span<const GemmUkernel> gemm_ukernels_avxvnni();  // x86/avxvnni/
+GemmDotPeak gemm_dot_peak_avxvnni();
+#endif
+#if defined(QTUNE_HAVE_AVX512VNNI)
+std::span<const GemmUkernel> gemm_ukernels_avx512vnni();  // x86/avx512vnni/
+std::span<const DwKernel> dw_kernels_avx512vnni();
+GemmDotPeak gemm_dot_peak_avx512vnni();
+void requantize_rows_avx512(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
+                            std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+                            std::size_t out_stride);
+#endif
+#if defined(QTUNE_HAVE_NEON)
+std::span<const GemmUkernel> gemm_ukernels_neon();  // arm/neon/
+void requantize_rows_neon(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
+                          std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+                          std::size_t out_stride);
+#endif
+#if defined(QTUNE_HAVE_DOTPROD)
+std::span<const GemmUkernel> gemm_ukernels_dotprod();  // arm/dotprod/
+#endif
+#if defined(QTUNE_HAVE_I8MM)
+std::span<const GemmUkernel> gemm_ukernels_i8mm();  // arm/i8mm/
+#endif
+
+namespace {
+
+// Default tiles, measured on this project's workloads (the tiles that keep the most accumulators
+// in registers without spilling; see each family's file for its register budget).
+constexpr GemmTile kAvx512Tiles[] = {{6, 64}, {8, 48}, {12, 32}, {4, 64}};
+constexpr GemmTile kYmmTiles[] = {{6, 16}};
+constexpr GemmTile kArmDotTiles[] = {{8, 12}};
+constexpr GemmTile kEightByEight[] = {{8, 8}};
+// Depthwise: 4 output pixels per step share each weight vector load; 2 x 16 (AVX-512) or 2 x 8
+// (AVX2) channels keep 8 accumulators, the tiles that measured best on MobileNetV2's depthwise
+// layers. On AVX-512 the dot4 form of the 64-channel tile is faster still (MobileNetV2 56x56x144:
+// about 10%, 28x28x192: 20%) where it applies; channel tiles wider than the layer leave lanes idle
+// (112x112x32 ran 0.64x oneDNN on the 64-channel tile and 0.76x on 32).
+constexpr DwDefaultTile kAvx512DwTiles[] = {{64, true}, {32, false}, {16, false}};
+constexpr DwDefaultTile kAvx2DwTiles[] = {{16, false}};
+constexpr DwDefaultTile kScalarDwTiles[] = {{8, false}};
+
+std::vector<IsaRow> rows() {
+  std::vector<IsaRow> out;
+#if defined(QTUNE_HAVE_AVX512VNNI)
+  {
+    IsaRow& row = out.emplace_back(Isa::avx512vnni);
+    row.gemm = gemm_ukernels_avx512vnni;
+    row.dwconv = dw_kernels_avx512vnni;
+    row.dot_peak = gemm_dot_peak_avx512vnni;
+    row.requantize = requantize_rows_avx512;
+    row.separate_requantize = requantize_rows_avx512;
+    row.separate_requantize_unroll = 2;
+    row.gemm_tiles = kAvx512Tiles;
+    row.narrow_n = 16;
+    row.narrow_tile = {8, 16};
+    row.dw_tiles = kAvx512DwTiles;
+    row.dw_width_tile = 4;
+  }
+#endif
+#if defined(QTUNE_HAVE_AVXVNNI)
+  {
+    IsaRow& row = out.emplace_back(Isa::avxvnni);
+    row.gemm = gemm_ukernels_avxvnni;
+    row.dot_peak = gemm_dot_peak_avxvnni;
+    row.separate_requantize = requantize_rows_avx2;  // AVX-VNNI CPUs have AVX2
+    row.separate_requantize_unroll = 2;
+    row.gemm_tiles = kYmmTiles;
+  }
+#endif
+#if defined(QTUNE_HAVE_AVX2)
+  {
+    IsaRow& row = out.emplace_back(Isa::avx2);
+    row.gemm = gemm_ukernels_avx2;
+    row.dwconv = dw_kernels_avx2;
+    row.dot_peak = gemm_dot_peak_avx2;
+    row.pack_a_panel = pack_a_panel_avx2;
+    row.requantize = requantize_rows_avx2;
+    row.separate_requantize = requantize_rows_avx2;
+    row.separate_requantize_unroll = 2;
+    row.gemm_tiles = kYmmTiles;
+    row.dw_tiles = kAvx2DwTiles;
+    row.dw_width_tile = 4;
+  }
+#endif
+#if defined(QTUNE_HAVE_I8MM)
+  {
+    IsaRow& row = out.emplace_back(Isa::i8mm);
+    row.gemm = gemm_ukernels_i8mm;
+    row.separate_requantize = requantize_rows_neon;
+    row.separate_requantize_unroll = 4;
+    row.gemm_tiles = kArmDotTiles;
+  }
+#endif
+#if defined(QTUNE_HAVE_DOTPROD)
+  {
+    IsaRow& row = out.emplace_back(Isa::dotprod);
+    row.gemm = gemm_ukernels_dotprod;
+    row.separate_requantize = requantize_rows_neon;
+    row.separate_requantize_unroll = 4;
+    row.gemm_tiles = kArmDotTiles;
+  }
+#endif
+#if defined(QTUNE_HAVE_NEON)
+  {
+    IsaRow& row = out.emplace_back(Isa::neon);
+    row.gemm = gemm_ukernels_neon;
+    row.requantize = requantize_rows_neon;
+    row.separate_requantize = requantize_rows_neon;
+    row.separate_requantize_unroll = 4;
+    row.gemm_tiles = kEightByEight;
+  }
+#endif
+  // Scalar: always there; its requantization is requantize_rows_scalar (no unroll knob).
+  {
+    IsaRow& row = out.emplace_back(Isa::scalar);
+    row.gemm = gemm_ukernels_scalar;
+    row.dwconv = dw_kernels_scalar;
+    row.gemm_tiles = kEightByEight;
+    row.dw_tiles = kScalarDwTiles;
+    row.dw_width_tile = 2;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const IsaRow> isa_table() {
+  static const std::vector<IsaRow> table = rows();
+  return table;
+}
+
+const IsaRow* find_isa_row(Isa isa) {
+  for (const IsaRow& row : isa_table()) {
+    if (row.isa == isa) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace qtune::detail
+
+namespace qtune {
+
+std::vector<Isa> compiled_isas() {
+  std::vector<Isa> out;
+  for (const detail::IsaRow& row : detail::isa_table()) out.push_back(row.isa);
+  return out;
+}
+
+}  // namespace qtune

@@ -1,0 +1,74 @@
+// The AVX-512 vector operations (platform/vector_ops.h): 16 int32 lanes per zmm, ragged edges
+// through store masks, requantization from requant_avx512.h (with a column's constants loaded
+// once: requant_lanes). Include only from translation units compiled with the avx512vnni
+// folder's flags.
+#pragma once
+
+#include "x86/avx512vnni/requant_avx512.h"  // first: wraps <immintrin.h> in GCC 12's -Wmaybe-uninitialized workaround
+
+#include "platform/vector_ops.h"
+
+namespace qtune::detail {
+namespace {
+
+struct Avx512Vector {
+  static constexpr Isa kIsa = Isa::avx512vnni;
+  static constexpr int kLanes = 16;
+  static constexpr int kVectorRegisters = 32;
+  using Vec = __m512i;
+
+  static Vec zero() { return _mm512_setzero_si512(); }
+  static Vec set1(std::int32_t x) { return _mm512_set1_epi32(x); }
+  static Vec add(Vec a, Vec b) { return _mm512_add_epi32(a, b); }
+  static Vec mullo(Vec a, Vec b) { return _mm512_mullo_epi32(a, b); }
+  // vpdpwssd (AVX-512 VNNI) is vpmaddwd and the add in one instruction. Written as asm with the
+  // accumulator tied in place: with the intrinsic, GCC 12 gave each accumulator two registers
+  // and copied between them on every use (a move per product).
+  static Vec madd(Vec acc, Vec x, Vec w) {
+    asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
+    return acc;
+  }
+  static Vec load(const std::int32_t* p) { return avx512::load16(p); }
+  static Vec load_partial(const std::int32_t* p, std::size_t n) { return avx512::load_partial(p, n); }
+  template <bool Signed>
+  static Vec widen(__m128i bytes) {
+    if constexpr (Signed) {
+      return _mm512_cvtepi8_epi32(bytes);
+    } else {
+      return _mm512_cvtepu8_epi32(bytes);
+    }
+  }
+  template <bool Signed>
+  static Vec load_widen(const std::uint8_t* p) {
+    return widen<Signed>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  template <bool Signed>
+  static Vec load_widen_partial(const std::uint8_t* p, std::size_t n) {
+    // Masked-off bytes are never read (no fault past the last of the n bytes).
+    return widen<Signed>(_mm_maskz_loadu_epi8(avx512::lane_mask(n), p));
+  }
+  static void store(std::int32_t* p, Vec v) { _mm512_storeu_si512(p, v); }
+  static void store(std::int32_t* p, Vec v, std::size_t n) { _mm512_mask_storeu_epi32(p, avx512::lane_mask(n), v); }
+  static void store(std::uint8_t* p, Vec v, std::size_t n) { avx512::store_u8(p, v, n); }
+  static void store(std::int8_t* p, Vec v, std::size_t n) { avx512::store_s8(p, v, n); }
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static Vec requantize(Vec v, const RequantConstants& plan, std::size_t channel) {
+    return avx512::requantize16<Mode>(v, plan, channel);
+  }
+  // A column's constants, loaded once for all the vectors of that column (the GEMM tile's rows).
+  // Inlined always: a call would return the twelve vectors through memory.
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static avx512::RequantLanes<Mode> requant_lanes(const RequantConstants& plan,
+                                                                                std::size_t channel) {
+    return avx512::load_requant_lanes<Mode>(plan, channel);
+  }
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static Vec requantize(Vec v, const avx512::RequantLanes<Mode>& lanes,
+                                                      const RequantConstants& plan) {
+    return avx512::requantize16<Mode>(v, lanes, plan);
+  }
+};
+static_assert(Int32VectorOps<Avx512Vector>);
+
+}  // namespace
+}  // namespace qtune::detail

@@ -1,0 +1,143 @@
+// The instruction-set table (kernels/src/platform/isa_table.h) is the one place an instruction set
+// is added: these tests check that everything reading it agrees with it, so a family that is
+// compiled in cannot be missing from a registry, a default, the separate requantization pass or a
+// test sweep (the sweeps are built from the registries; gemm_ukernel_test.cc and
+// gemm_blocking_test.cc check their own parameter lists against compiled_isas()).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "kernels/src/platform/isa_table.h"
+#include "qtune/kernels/conv2d.h"
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/kernels/gemm.h"
+#include "qtune/kernels/requantize.h"
+
+namespace qtune {
+namespace {
+
+using detail::IsaRow;
+
+TEST(IsaTable, RowsAreDistinctAndScalarIsLast) {
+  const std::vector<Isa> isas = compiled_isas();
+  ASSERT_FALSE(isas.empty());
+  EXPECT_EQ(isas.back(), Isa::scalar);
+  EXPECT_EQ(std::set<Isa>(isas.begin(), isas.end()).size(), isas.size());
+  for (Isa isa : isas) {
+    ASSERT_NE(detail::find_isa_row(isa), nullptr) << to_string(isa);
+    EXPECT_EQ(detail::find_isa_row(isa)->isa, isa);
+  }
+  for (Isa isa : kAllIsas) {
+    if (std::find(isas.begin(), isas.end(), isa) == isas.end()) {
+      EXPECT_EQ(detail::find_isa_row(isa), nullptr) << to_string(isa);
+    }
+  }
+}
+
+TEST(IsaTable, EveryRowHasGemmKernelsAndTheRegistriesFollowTheTable) {
+  std::vector<Isa> gemm_order, dw_order;
+  for (const GemmMicrokernelInfo& uk : gemm_microkernels()) {
+    if (gemm_order.empty() || gemm_order.back() != uk.isa) gemm_order.push_back(uk.isa);
+  }
+  for (const DepthwiseKernelInfo& k : depthwise_kernels()) {
+    if (dw_order.empty() || dw_order.back() != k.isa) dw_order.push_back(k.isa);
+  }
+  std::vector<Isa> expected_gemm, expected_dw;
+  for (const IsaRow& row : detail::isa_table()) {
+    ASSERT_NE(row.gemm, nullptr) << to_string(row.isa) << " has no GEMM family";
+    EXPECT_FALSE(row.gemm().empty()) << to_string(row.isa);
+    for (const detail::GemmUkernel& uk : row.gemm()) EXPECT_EQ(uk.isa, row.isa) << uk.name;
+    expected_gemm.push_back(row.isa);
+    if (row.dwconv != nullptr) {
+      EXPECT_FALSE(row.dwconv().empty()) << to_string(row.isa);
+      for (const detail::DwKernel& k : row.dwconv()) EXPECT_EQ(k.isa, row.isa);
+      expected_dw.push_back(row.isa);
+    }
+  }
+  EXPECT_EQ(gemm_order, expected_gemm);
+  EXPECT_EQ(dw_order, expected_dw);
+}
+
+TEST(IsaTable, VectorGemmFamiliesRequantizeSeparatelyInVectors) {
+  for (const IsaRow& row : detail::isa_table()) {
+    if (row.isa == Isa::scalar) continue;
+    // Without it a fuse = 0 configuration would silently requantize in scalar code.
+    EXPECT_NE(row.separate_requantize, nullptr) << to_string(row.isa);
+    EXPECT_TRUE(row.separate_requantize_unroll == 1 || row.separate_requantize_unroll == 2 ||
+                row.separate_requantize_unroll == 4)
+        << to_string(row.isa);
+  }
+}
+
+TEST(IsaTable, RequantizeVariantsAreTheRowsWithTheirOwnKernel) {
+  std::set<Isa> expected{Isa::scalar}, listed;
+  for (const IsaRow& row : detail::isa_table()) {
+    if (row.requantize != nullptr) expected.insert(row.isa);
+  }
+  for (const RequantizeConfig& v : requantize_variants()) listed.insert(v.isa);
+  EXPECT_EQ(listed, expected);
+}
+
+TEST(IsaTable, DefaultTilesExist) {
+  for (const IsaRow& row : detail::isa_table()) {
+    EXPECT_FALSE(row.gemm_tiles.empty()) << to_string(row.isa);
+    for (detail::GemmTile t : row.gemm_tiles) {
+      EXPECT_NE(detail::find_gemm_ukernel(row.isa, t.mr, t.nr), nullptr)
+          << to_string(row.isa) << " " << t.mr << "x" << t.nr;
+    }
+    if (row.narrow_n > 0) {
+      EXPECT_NE(detail::find_gemm_ukernel(row.isa, row.narrow_tile.mr, row.narrow_tile.nr), nullptr)
+          << to_string(row.isa);
+    }
+    EXPECT_EQ(row.dwconv != nullptr, !row.dw_tiles.empty()) << to_string(row.isa);
+    for (detail::DwDefaultTile t : row.dw_tiles) {
+      EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, row.dw_width_tile), nullptr) << to_string(row.isa);
+      if (t.needs_dot4) {
+        EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, row.dw_width_tile, true), nullptr)
+            << to_string(row.isa);
+      }
+    }
+  }
+}
+
+// The defaults take the first usable row of the table that has the family.
+TEST(IsaTable, DefaultsPreferTheFirstUsableRow) {
+  Isa gemm_isa = Isa::scalar, dw_isa = Isa::scalar;
+  bool dw_found = false;
+  for (const IsaRow& row : detail::isa_table()) {
+    if (!cpu_features().usable(row.isa)) continue;
+    if (gemm_isa == Isa::scalar && row.isa != Isa::scalar) gemm_isa = row.isa;
+    if (!dw_found && row.dwconv != nullptr) {
+      dw_isa = row.isa;
+      dw_found = true;
+    }
+    if (gemm_isa != Isa::scalar && dw_found) break;
+  }
+  GemmProblem g;
+  g.m = 64;
+  g.n = 64;
+  g.k = 64;
+  EXPECT_EQ(gemm_default_config(g).isa, gemm_isa);
+
+  Conv2dProblem d;
+  d.in_h = d.in_w = 8;
+  d.in_c = d.out_c = d.groups = 32;
+  d.kernel_h = d.kernel_w = 3;
+  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
+  EXPECT_EQ(conv2d_default_config(d).gemm.isa, dw_isa);
+}
+
+TEST(IsaTable, DepthwiseKernelNamesSayWhatTheyAre) {
+  std::set<std::string> names;
+  for (const DepthwiseKernelInfo& k : depthwise_kernels()) {
+    EXPECT_TRUE(names.insert(k.name).second) << "duplicate " << k.name;
+    const std::string tile = std::to_string(k.channel_tile) + "c" + std::to_string(k.width_tile) + "w";
+    EXPECT_NE(k.name.find(tile), std::string::npos) << k.name;
+    EXPECT_TRUE(k.name.ends_with(to_string(k.isa))) << k.name;
+    EXPECT_EQ(k.name.find("-dot4-") != std::string::npos, k.dot4) << k.name;
+  }
+}
+
+}  // namespace
+}  // namespace qtune
