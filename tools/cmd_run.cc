@@ -56,6 +56,7 @@ struct LayerResult {
   std::string name, description, workload_key;
   int count = 1;
   ConfigSource source = ConfigSource::heuristic;
+  std::string computed_by = "qtune";  // what the runtime's choice runs on: qtune's kernels or a library
   std::string config_key, default_config_key, reason;
   qtune::cli::CaseTiming tuned, untuned;
   std::optional<qtune::cli::CaseTiming> onednn;
@@ -150,8 +151,10 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   r.source = tuned.selection().source;
   r.config_key = tuned.selection().config_key;
   r.reason = tuned.selection().reason;
+  if (!tuned.library().empty()) r.computed_by = tuned.library();
   const auto plain = qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias_data);
-  cases.push_back({[&] { tuned.run(input.data(), out_tuned.data()); }});
+  // oneDNN (the one library candidate) runs on OpenMP's threads: timed with its peer's runtime.
+  cases.push_back({[&] { tuned.run(input.data(), out_tuned.data()); }, tuned.library().empty() ? 0 : kOpenMp});
   cases.push_back({[&] { plain.run(input.data(), out_default.data()); }});
 #ifdef QTUNE_HAVE_ONEDNN
   std::string dropped;
@@ -360,10 +363,10 @@ int run_network(const qtune::cli::Args& args) {
     std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms, of tuned, default "
               << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
               << "called faster or slower only when the interquartile ranges do not overlap, else same; totals weight "
-              << "each layer by its count\n\n"
+              << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library)\n\n"
               << std::left << std::setw(34) << "layer" << std::setw(30) << "shape" << std::right << std::setw(4)
-              << "x" << std::setw(10) << "source" << std::setw(10) << "tuned" << std::setw(7) << "+-" << std::setw(10)
-              << "default" << std::setw(10) << "oneDNN" << std::setw(14) << "def/tun" << std::setw(14) << "dnn/tun"
+              << "x" << std::setw(10) << "source" << std::setw(8) << "by" << std::setw(10) << "tuned" << std::setw(7)
+              << "+-" << std::setw(10) << "default" << std::setw(10) << "oneDNN" << std::setw(14) << "def/tun" << std::setw(14) << "dnn/tun"
               << "\n";
   }
 
@@ -403,6 +406,7 @@ int run_network(const qtune::cli::Args& args) {
                              {"count", r.count},
                              {"source", std::string(to_string(r.source))},
                              {"config", r.config_key},
+                             {"computed_by", r.computed_by},
                              {"fallback_reason", r.reason},
                              {"tuned_ns", tuned_ns},
                              {"tuned_quartiles_ns", {r.tuned.low_ns, r.tuned.high_ns}},
@@ -420,7 +424,8 @@ int run_network(const qtune::cli::Args& args) {
       std::cout << line.dump() << "\n";
     } else {
       std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::setw(30) << r.description.substr(0, 29)
-                << std::right << std::setw(4) << r.count << std::setw(10) << to_string(r.source) << std::setw(10)
+                << std::right << std::setw(4) << r.count << std::setw(10) << to_string(r.source) << std::setw(8)
+                << r.computed_by << std::setw(10)
                 << ms(tuned_ns) << std::setw(7) << spread(r.tuned) << std::setw(10) << ms(default_ns) << std::setw(10)
                 << (r.onednn ? ms(onednn_ns) : "-") << std::setw(14) << ratio(default_ns, tuned_ns) + " " + r.verdict()
                 << std::setw(14) << (r.onednn ? ratio(onednn_ns, tuned_ns) + " " + vs_onednn : "-") << "\n";

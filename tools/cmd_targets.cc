@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "qtune/kernels/build_info.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/libraries/library_registry.h"
 #include "qtune/search_space/target.h"
 
 namespace {
@@ -46,6 +47,24 @@ int run_targets(const qtune::cli::Args& args) {
   for (auto isa : qtune::compiled_isas()) std::cout << " " << qtune::to_string(isa);
   std::cout << "\nkernel instruction sets usable here:";
   for (auto isa : f.usable_isas()) std::cout << " " << qtune::to_string(isa);
+  // Libraries are tuning candidates beside the kernels (algo=onednn): offered where usable here.
+  std::cout << "\nlibraries compiled in:";
+  if (qtune::libraries::compiled_libraries().empty()) std::cout << " none";
+  for (const auto& name : qtune::libraries::compiled_libraries()) std::cout << " " << name;
+  std::cout << "\nlibraries usable here:";
+  std::string unusable;
+  bool any = false;
+  for (const auto& name : qtune::libraries::compiled_libraries()) {
+    const std::string why = qtune::libraries::library_unavailable(name);
+    if (why.empty()) {
+      std::cout << " " << name;
+      any = true;
+    } else {
+      unusable += "\n  " + name + ": " + why;
+    }
+  }
+  if (!any) std::cout << " none";
+  std::cout << unusable;
   std::cout << "\n\ntarget key (tuning results are recorded under it; another key of this CPU model and\n"
                "architecture is used as the nearest compatible target when nothing was tuned for this one):\n  "
             << qtune::current_target().key() << "\n";

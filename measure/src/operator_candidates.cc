@@ -5,6 +5,7 @@
 
 #include "operator_candidates.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/libraries/library_ops.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "reference_data.h"
 
@@ -77,13 +78,24 @@ std::unique_ptr<Candidate> make_gemm_candidate(const Workload& workload, const s
 
 std::unique_ptr<Candidate> make_conv2d_candidate(const Workload& workload, const std::string& config_key,
                                                  std::uint64_t seed) {
-  const Conv2dConfig config = to_conv2d_config(parse_candidate_config(workload, config_key));
+  const Config parsed = parse_candidate_config(workload, config_key);
   auto data = reference_data(workload, seed);
-  auto op = std::make_shared<Conv2dOp>(prepare_or_invalid_config("Conv2dOp::prepare", [&] {
-    return Conv2dOp::prepare(data->conv, config, data->weights.data(), data->bias.data());
-  }));
-  auto run_into = [op](const ReferenceData& d, std::uint8_t* output) { op->run(d.input.data(), output); };
   const DType out_type = data->conv.out_type;
+  PreparedCandidate::RunInto run_into;
+  if (const auto library = to_library_config(parsed)) {
+    // The library's primitive is created here, once, as the runtime creates it per layer.
+    std::shared_ptr<const libraries::LibraryConv2d> op = prepare_or_invalid_config("the library layer", [&] {
+      return libraries::prepare_library_conv2d(library->library, data->conv, data->weights.data(),
+                                               data->conv.has_bias ? data->bias.data() : nullptr, library->threads);
+    });
+    run_into = [op](const ReferenceData& d, std::uint8_t* output) { op->run(d.input.data(), output); };
+  } else {
+    const Conv2dConfig config = to_conv2d_config(parsed);
+    auto op = std::make_shared<Conv2dOp>(prepare_or_invalid_config("Conv2dOp::prepare", [&] {
+      return Conv2dOp::prepare(data->conv, config, data->weights.data(), data->bias.data());
+    }));
+    run_into = [op](const ReferenceData& d, std::uint8_t* output) { op->run(d.input.data(), output); };
+  }
   return std::make_unique<PreparedCandidate>(std::move(data), std::move(run_into), workload.gops(), out_type);
 }
 

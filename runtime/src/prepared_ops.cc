@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "qtune/libraries/library_ops.h"
+
 namespace qtune::runtime {
 
 PreparedGemm::PreparedGemm(GemmOp op, Selection selection) : op_(std::move(op)), selection_(std::move(selection)) {}
@@ -22,10 +24,32 @@ void PreparedGemm::run(const void* a, std::size_t lda, void* c, std::size_t ldc)
 PreparedConv2d::PreparedConv2d(Conv2dOp op, Selection selection)
     : op_(std::move(op)), selection_(std::move(selection)) {}
 
+PreparedConv2d::PreparedConv2d(std::shared_ptr<const libraries::LibraryConv2d> op, std::string library,
+                               Conv2dProblem problem, Selection selection)
+    : op_(std::move(op)), library_(std::move(library)), library_problem_(std::move(problem)),
+      selection_(std::move(selection)) {}
+
 void PreparedConv2d::run(const void* input, void* output) const {
   if (input == nullptr) throw std::invalid_argument("conv2d run: input must not be null");
   if (output == nullptr) throw std::invalid_argument("conv2d run: output must not be null");
-  op_.run(input, output);
+  if (const auto* kernel = std::get_if<Conv2dOp>(&op_)) {
+    kernel->run(input, output);
+  } else {
+    std::get<1>(op_)->run(input, output);
+  }
 }
+
+const Conv2dProblem& PreparedConv2d::problem() const {
+  if (const auto* kernel = std::get_if<Conv2dOp>(&op_)) return kernel->problem();
+  return library_problem_;
+}
+
+const Conv2dOp& PreparedConv2d::op() const {
+  if (const auto* kernel = std::get_if<Conv2dOp>(&op_)) return *kernel;
+  throw std::logic_error("conv2d layer " + selection_.workload_key + " is computed by library " + library_ +
+                         ", not by a qtune kernel");
+}
+
+const Conv2dConfig& PreparedConv2d::config() const { return op().config(); }
 
 }  // namespace qtune::runtime

@@ -1,9 +1,13 @@
 // Choosing the configuration of a layer: tuned, else nearest tuned shape (adapted), else the
-// heuristic default; configurations this CPU cannot run are skipped with a warning once per cause.
+// heuristic default; configurations this CPU cannot run (a foreign instruction set, a library this
+// build or CPU lacks) are skipped with a warning once per cause.
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "config_adaptation.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/libraries/library_ops.h"
 #include "qtune/runtime/shape_distance.h"
 #include "qtune/runtime/workload_of.h"
 #include "qtune/search_space/operator_spaces.h"
@@ -22,6 +26,9 @@ struct GemmTraits {
   static int threads(const KernelConfig& c) { return c.threads; }
   static void set_threads(KernelConfig& c, int threads) { c.threads = threads; }
   static std::string check(const Problem& p, const KernelConfig& c) { return gemm_check_config(p, c); }
+  static std::string library_unsupported(const std::string& library, const Problem& p) {
+    return libraries::library_gemm_unsupported(library, p);
+  }
   static detail::Adapted<KernelConfig> adapt(const KernelConfig& c, const Problem& p, int threads) {
     return detail::adapt_gemm_config(c, p, threads);
   }
@@ -43,6 +50,9 @@ struct Conv2dTraits {
   static int threads(const KernelConfig& c) { return c.gemm.threads; }
   static void set_threads(KernelConfig& c, int threads) { c.gemm.threads = threads; }
   static std::string check(const Problem& p, const KernelConfig& c) { return conv2d_check_config(p, c); }
+  static std::string library_unsupported(const std::string& library, const Problem& p) {
+    return libraries::library_conv2d_unsupported(library, p);
+  }
   static detail::Adapted<KernelConfig> adapt(const KernelConfig& c, const Problem& p, int threads) {
     return detail::adapt_conv2d_config(c, p, threads);
   }
@@ -56,8 +66,23 @@ struct Conv2dTraits {
 template <typename KernelConfig>
 struct Choice {
   Selection selection;
-  KernelConfig config;
+  KernelConfig config;                   // when qtune's kernels run the layer
+  std::optional<LibraryConfig> library;  // when a library does
 };
+
+// Whether a tuned library configuration may run this layer here; warns once per library and cause
+// (a build or CPU without the library, as for a foreign instruction set).
+template <typename Traits>
+bool runnable_library(const Runtime::State& state, const LibraryConfig& library, const typename Traits::Problem& problem,
+                      const std::string& workload_key, std::string* why = nullptr) {
+  const std::string unsupported = Traits::library_unsupported(library.library, problem);
+  if (unsupported.empty()) return true;
+  state.warn_once("library:" + library.library + ":" + unsupported,
+                  "tuned configurations using library " + library.library + " are not run: " + unsupported +
+                      "; those layers fall back (first: " + workload_key + ")");
+  if (why != nullptr) *why = unsupported;
+  return false;
+}
 
 // Whether a tuned configuration may run here; warns once per missing instruction set.
 template <typename Traits>
@@ -87,28 +112,43 @@ Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const 
   const auto exact = state.by_lookup_key.find(sel.workload_key);
   if (exact != state.by_lookup_key.end()) {
     const TunedEntry& entry = state.entries[exact->second];
-    const KernelConfig tuned = Traits::from(entry.config);
-    if (runnable_isa<Traits>(state, tuned, sel.workload_key)) {
-      // A workload's tuned thread count is within its budget unless the entry was made by hand.
-      const std::string problem_text =
-          Traits::threads(tuned) > threads
-              ? "threads=" + std::to_string(Traits::threads(tuned)) + " exceeds the thread budget " +
-                    std::to_string(threads)
-              : Traits::check(problem, tuned);
-      if (problem_text.empty()) {
+    if (const auto library = to_library_config(entry.config)) {
+      std::string unsupported;
+      if (library->threads > threads) {
+        why = "tuned configuration " + entry.config.key() + " exceeds the thread budget " + std::to_string(threads);
+      } else if (runnable_library<Traits>(state, *library, problem, sel.workload_key, &unsupported)) {
         sel.source = ConfigSource::tuned;
         sel.config_key = entry.config.key();
         sel.tuned_workload_key = entry.lookup_key;
-        choice.config = tuned;
+        choice.library = library;
         return choice;
+      } else {
+        why = "tuned configuration " + entry.config.key() + " not run: " + unsupported;
       }
-      state.warn_once("check:" + problem_text, "tuned configuration '" + entry.config.key() + "' of " +
-                                                   sel.workload_key + " is rejected (" + problem_text +
-                                                   "); the layer falls back");
-      why = "tuned configuration " + entry.config.key() + " rejected: " + problem_text;
     } else {
-      why = "tuned configuration " + entry.config.key() + " needs isa " +
-            std::string(to_string(Traits::isa(tuned))) + ", not usable on this CPU";
+      const KernelConfig tuned = Traits::from(entry.config);
+      if (runnable_isa<Traits>(state, tuned, sel.workload_key)) {
+        // A workload's tuned thread count is within its budget unless the entry was made by hand.
+        const std::string problem_text =
+            Traits::threads(tuned) > threads
+                ? "threads=" + std::to_string(Traits::threads(tuned)) + " exceeds the thread budget " +
+                      std::to_string(threads)
+                : Traits::check(problem, tuned);
+        if (problem_text.empty()) {
+          sel.source = ConfigSource::tuned;
+          sel.config_key = entry.config.key();
+          sel.tuned_workload_key = entry.lookup_key;
+          choice.config = tuned;
+          return choice;
+        }
+        state.warn_once("check:" + problem_text, "tuned configuration '" + entry.config.key() + "' of " +
+                                                     sel.workload_key + " is rejected (" + problem_text +
+                                                     "); the layer falls back");
+        why = "tuned configuration " + entry.config.key() + " rejected: " + problem_text;
+      } else {
+        why = "tuned configuration " + entry.config.key() + " needs isa " +
+              std::string(to_string(Traits::isa(tuned))) + ", not usable on this CPU";
+      }
     }
   }
 
@@ -119,12 +159,29 @@ Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const 
     for (std::size_t index : family->second) {
       const TunedEntry& candidate = state.entries[index];
       if (candidate.lookup_key == sel.workload_key) continue;
-      if (!runnable_isa<Traits>(state, Traits::from(candidate.config), sel.workload_key)) continue;
+      if (const auto library = to_library_config(candidate.config)) {
+        if (!runnable_library<Traits>(state, *library, problem, sel.workload_key)) continue;
+      } else if (!runnable_isa<Traits>(state, Traits::from(candidate.config), sel.workload_key)) {
+        continue;
+      }
       if (nearest == nullptr || nearer(workload, candidate.workload, nearest->workload)) nearest = &candidate;
     }
   }
   if (nearest != nullptr) {
     const double distance = shape_distance(workload, nearest->workload);
+    if (auto library = to_library_config(nearest->config)) {
+      // A library adapts itself to the shape; only its thread count follows the budget rule below.
+      if (library->threads >= nearest->workload.threads && threads > nearest->workload.threads) library->threads = threads;
+      library->threads = std::clamp(library->threads, 1, threads);
+      sel.source = ConfigSource::nearest;
+      sel.config_key = from_library_config(*library).key();
+      sel.tuned_workload_key = nearest->lookup_key;
+      sel.distance = distance;
+      sel.reason = why + "; nearest tuned shape " + nearest->lookup_key + " (distance " + std::to_string(distance) +
+                   "), configuration " + nearest->config.key() + " adapted";
+      choice.library = library;
+      return choice;
+    }
     KernelConfig neighbour = Traits::from(nearest->config);
     // A neighbour that used its whole, smaller thread budget was limited by it, not tuned to it:
     // this layer gets its own budget (a network tuned on one thread and run on two uses both).
@@ -182,6 +239,8 @@ PreparedGemm Runtime::prepare_gemm(const GemmProblem& problem, const std::int8_t
     throw std::invalid_argument("gemm prepare: ldb " + std::to_string(ldb) + " is smaller than N " +
                                 std::to_string(problem.n));
   auto choice = choose<GemmTraits>(*state_, problem, threads);
+  // The gemm space offers no library (its keys have no algo knob), so no GEMM choice names one.
+  if (choice.library) throw std::logic_error("gemm prepare: a library configuration was chosen for a GEMM");
   GemmOp op = GemmOp::prepare(problem, choice.config, b, ldb, bias);
   state_->record(choice.selection);
   return PreparedGemm(std::move(op), std::move(choice.selection));
@@ -194,6 +253,12 @@ PreparedConv2d Runtime::prepare_conv2d(const Conv2dProblem& problem, const std::
     throw std::invalid_argument(problem.has_bias ? "conv2d prepare: the problem has a bias but bias is null"
                                                  : "conv2d prepare: bias given for a problem without bias");
   auto choice = choose<Conv2dTraits>(*state_, problem, threads);
+  if (choice.library) {
+    std::shared_ptr<const libraries::LibraryConv2d> op =
+        libraries::prepare_library_conv2d(choice.library->library, problem, weights, bias, choice.library->threads);
+    state_->record(choice.selection);
+    return PreparedConv2d(std::move(op), choice.library->library, problem, std::move(choice.selection));
+  }
   Conv2dOp op = Conv2dOp::prepare(problem, choice.config, weights, bias);
   state_->record(choice.selection);
   return PreparedConv2d(std::move(op), std::move(choice.selection));

@@ -1,10 +1,16 @@
 // The conv2d search space: algo;isa;tile;kc;mc;nc;pack_a;fuse;dw_ctile;dw_wtile;threads, where
-// the GEMM knobs exist only for the GEMM-based algorithms and dw_* only for algo=depthwise.
+// the GEMM knobs exist only for the GEMM-based algorithms, dw_* only for algo=depthwise, and isa
+// only for qtune's own algorithms: a library algorithm (algo=onednn) has the threads knob alone.
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 
 #include "gemm_knobs.h"
 #include "qtune/kernels/conv2d.h"
+#include "qtune/libraries/library_ops.h"
+#include "qtune/libraries/library_registry.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "spaces.h"
 
@@ -13,6 +19,42 @@ namespace detail {
 namespace {
 
 const std::vector<std::string> kGemmAlgos = {"im2col", "indirect", "gemm_1x1"};
+const std::vector<std::string> kKernelAlgos = {"im2col", "indirect", "gemm_1x1", "depthwise"};
+
+// The isa knob of qtune's own algorithms among `algos`.
+Knob kernel_isa_knob(const std::vector<Isa>& isas, const std::vector<std::string>& algos) {
+  Knob isa = isa_knob(isas);
+  isa.depends_on = "algo";
+  for (const std::string& a : algos) {
+    if (std::find(kKernelAlgos.begin(), kKernelAlgos.end(), a) != kKernelAlgos.end()) isa.when.push_back(a);
+  }
+  return isa;
+}
+
+// The compiled-in libraries that compute `problem` exactly here. Asking a library means creating
+// its primitive descriptor, so the answer is kept per workload (spaces are built per candidate).
+std::vector<std::string> offered_libraries(const Workload& w, const Conv2dProblem& problem) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<std::string>> cache;
+  // Hiding a library (a test seam) changes the answer: it is part of the cache key.
+  std::string key = w.key();
+  for (const std::string& name : libraries::compiled_libraries()) key.append(";").append(libraries::library_unavailable(name));
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    std::vector<std::string> offered;
+    for (const std::string& name : libraries::compiled_libraries()) {
+      if (libraries::library_conv2d_unsupported(name, problem).empty()) offered.push_back(name);
+    }
+    it = cache.emplace(std::move(key), std::move(offered)).first;
+  }
+  return it->second;
+}
+
+bool is_library(const std::string& algo) {
+  const auto& known = libraries::known_libraries();
+  return std::find(known.begin(), known.end(), algo) != known.end();
+}
 
 // The tiles of the depthwise kernels compiled in (of every instruction set: a configuration names
 // its own, checked by conv2d_check_config), in increasing order.
@@ -47,8 +89,9 @@ bool is_pointwise(const Workload& w) {
 
 KnobSpace conv2d_full_space() {
   std::vector<Isa> all(kAllIsas.begin(), kAllIsas.end());
-  std::vector<Knob> knobs{Knob{"algo", {"im2col", "indirect", "gemm_1x1", "depthwise"}, "convolution algorithm", false},
-                          isa_knob(all)};
+  Knob algo{"algo", kKernelAlgos, "convolution algorithm (or a library computing the layer)", false};
+  for (const std::string& library : libraries::known_libraries()) algo.values.push_back(library);
+  std::vector<Knob> knobs{algo, kernel_isa_knob(all, kKernelAlgos)};
   for (Knob& k : gemm_blocking_knobs(all, std::nullopt, "algo", kGemmAlgos)) knobs.push_back(std::move(k));
   for (Knob& k : depthwise_knobs()) knobs.push_back(std::move(k));
   knobs.push_back(threads_knob(std::nullopt));
@@ -66,18 +109,24 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
                         w.quant.out_type != DType::s32, w.threads};
   if (is_depthwise(w)) {
     // A depthwise layer runs the direct kernel only: the GEMM knobs never apply and are left out.
-    knobs.push_back(Knob{"algo", {"depthwise"}, "convolution algorithm", false});
-    knobs.push_back(isa_knob(isas));
+    Knob algo{"algo", {"depthwise"}, "convolution algorithm (or a library computing the layer)", false};
+    for (const std::string& library : offered_libraries(w, *problem)) algo.values.push_back(library);
+    Knob isa = kernel_isa_knob(isas, algo.values);
+    knobs.push_back(std::move(algo));
+    knobs.push_back(std::move(isa));
     for (Knob& k : depthwise_knobs()) knobs.push_back(std::move(k));
   } else {
-    Knob algo{"algo", {"im2col", "indirect"}, "convolution algorithm", false};
+    Knob algo{"algo", {"im2col", "indirect"}, "convolution algorithm (or a library computing the layer)", false};
     if (is_pointwise(w)) algo.values.push_back("gemm_1x1");
+    for (const std::string& library : offered_libraries(w, *problem)) algo.values.push_back(library);
+    Knob isa = kernel_isa_knob(isas, algo.values);
     knobs.push_back(std::move(algo));
-    knobs.push_back(isa_knob(isas));
+    knobs.push_back(std::move(isa));
     for (Knob& k : gemm_blocking_knobs(isas, shape, "algo", kGemmAlgos)) knobs.push_back(std::move(k));
   }
   knobs.push_back(threads_knob(shape));
   auto kernel_check = [problem](const Config& config) -> std::string {
+    if (to_library_config(config)) return "";  // offered only where the library is exact
     const Conv2dConfig c = to_conv2d_config(config);
     if (!cpu_features().usable(c.gemm.isa)) return "";
     return conv2d_check_config(*problem, c);
@@ -87,8 +136,37 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
 
 }  // namespace detail
 
+std::optional<LibraryConfig> to_library_config(const Config& config) {
+  for (const auto& [knob, value] : config.assignments()) {
+    if (knob == "algo" && detail::is_library(value)) return LibraryConfig{value, config.get_int("threads")};
+  }
+  return std::nullopt;
+}
+
+Config from_library_config(const LibraryConfig& config) {
+  return Config({{"algo", config.library}, {"threads", std::to_string(config.threads)}});
+}
+
+std::vector<Config> library_configs(const KnobSpace& space) {
+  std::vector<Config> out;
+  const auto& knobs = space.knobs();
+  const auto algo = std::find_if(knobs.begin(), knobs.end(), [](const Knob& k) { return k.name == "algo"; });
+  const auto threads = std::find_if(knobs.begin(), knobs.end(), [](const Knob& k) { return k.name == "threads"; });
+  if (algo == knobs.end() || threads == knobs.end()) return out;
+  for (const std::string& value : algo->values) {
+    if (!detail::is_library(value)) continue;
+    for (const std::string& t : threads->values) {
+      Config c = from_library_config({value, std::stoi(t)});
+      if (space.check(c).empty()) out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
 Conv2dConfig to_conv2d_config(const Config& config) {
   Conv2dConfig c;
+  if (to_library_config(config))
+    throw InvalidConfig("configuration '" + config.key() + "' hands the layer to a library, not to qtune's kernels");
   auto algo = parse_conv_algo(config.get("algo"));
   if (!algo) throw InvalidConfig("bad value algo=" + config.get("algo"));
   c.algo = *algo;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -98,10 +99,12 @@ inline std::string describe(const Conv2dConfig& c) {
   return s.str();
 }
 
-// Runs `config` on `p` and compares with the reference bit for bit (one failure message with the
-// first differing element).
-inline void expect_matches_reference(const Conv2dProblem& p, const Conv2dConfig& config, std::uint32_t seed,
-                                     const std::vector<std::uint8_t>* reference_out = nullptr) {
+// Prepares an operator with `prepare(data)` (a callable run(input, output) for the data's weights
+// and bias), runs it on `p` and compares with the reference bit for bit (one failure message,
+// naming `what`, with the first differing element). Shared by the kernels and the library layers.
+template <typename Prepare>
+void expect_prepared_matches_reference(const Conv2dProblem& p, const std::string& what, std::uint32_t seed,
+                                       Prepare&& prepare, const std::vector<std::uint8_t>* reference_out = nullptr) {
   const ConvData d = make_data(p, seed);
   const std::int32_t* bias = p.has_bias ? d.bias.data() : nullptr;
   std::vector<std::uint8_t> expected;
@@ -111,17 +114,30 @@ inline void expect_matches_reference(const Conv2dProblem& p, const Conv2dConfig&
     expected.assign(output_bytes(p), 0);
     conv2d_reference(p, d.input.data(), d.weights.data(), bias, expected.data());
   }
-  const Conv2dOp op = Conv2dOp::prepare(p, config, d.weights.data(), bias);
+  const auto run = prepare(d);
   std::vector<std::uint8_t> got(output_bytes(p), 0xA5);
-  op.run(d.input.data(), got.data());
+  run(d.input.data(), got.data());
   const std::size_t elem = p.out_type == DType::s32 ? 4 : 1;
   for (std::size_t i = 0; i < got.size(); i += elem) {
     if (std::memcmp(got.data() + i, expected.data() + i, elem) != 0) {
-      ADD_FAILURE() << describe(config) << " on " << describe(p) << ": element " << i / elem << " (channel "
+      ADD_FAILURE() << what << " on " << describe(p) << ": element " << i / elem << " (channel "
                     << (i / elem) % static_cast<std::size_t>(p.out_c) << ") differs from the reference";
       return;
     }
   }
+}
+
+// Runs `config` on `p` and compares with the reference bit for bit.
+inline void expect_matches_reference(const Conv2dProblem& p, const Conv2dConfig& config, std::uint32_t seed,
+                                     const std::vector<std::uint8_t>* reference_out = nullptr) {
+  expect_prepared_matches_reference(
+      p, describe(config), seed,
+      [&](const ConvData& d) {
+        auto op = std::make_shared<const Conv2dOp>(
+            Conv2dOp::prepare(p, config, d.weights.data(), p.has_bias ? d.bias.data() : nullptr));
+        return [op](const void* input, void* output) { op->run(input, output); };
+      },
+      reference_out);
 }
 
 }  // namespace qtune::testing

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
@@ -123,10 +124,13 @@ inline GemmData make_gemm_data(const GemmCase& t) {
 
 inline std::size_t out_elem_bytes(DType t) { return t == DType::s32 ? 4 : 1; }
 
-// Runs `config` on the case and expects a bit-exact match with gemm_reference and intact canaries.
-// `runs` > 1 repeats run() on the same op (scratch reuse).
-inline void expect_gemm_matches_reference(const GemmCase& t, const GemmConfig& config, int runs = 1) {
-  SCOPED_TRACE(t.describe() + " | " + describe(config));
+// Prepares an operator with `prepare(data)` (a callable run(a, lda, c, ldc) for the data's B and
+// bias), runs it `runs` times on the case and expects a bit-exact match with gemm_reference and
+// intact canaries. Shared by the kernels' variants and the library layers.
+template <typename Prepare>
+void expect_prepared_gemm_matches_reference(const GemmCase& t, const std::string& what, Prepare&& prepare,
+                                            int runs = 1) {
+  SCOPED_TRACE(t.describe() + " | " + what);
   const GemmData d = make_gemm_data(t);
   const std::size_t elem = out_elem_bytes(t.out_type);
   const auto m = static_cast<std::size_t>(t.m), n = static_cast<std::size_t>(t.n);
@@ -139,8 +143,8 @@ inline void expect_gemm_matches_reference(const GemmCase& t, const GemmConfig& c
   std::vector<std::uint8_t> buffer(guard + m * d.ldc * elem + guard, kCanary);
   std::uint8_t* c = buffer.data() + guard;
 
-  GemmOp op = GemmOp::prepare(d.problem, config, d.b.data(), d.ldb, t.has_bias ? d.bias.data() : nullptr);
-  for (int r = 0; r < runs; ++r) op.run(d.a.data(), d.lda, c, d.ldc);
+  const auto run = prepare(d);
+  for (int r = 0; r < runs; ++r) run(d.a.data(), d.lda, c, d.ldc);
 
   std::size_t mismatches = 0;
   std::string first;
@@ -173,6 +177,18 @@ inline void expect_gemm_matches_reference(const GemmCase& t, const GemmConfig& c
     if (!inside && buffer[i] != kCanary) ++canary_hits;
   }
   EXPECT_EQ(canary_hits, 0u) << "bytes written outside C";
+}
+
+// Runs `config` on the case; `runs` > 1 repeats run() on the same op (scratch reuse).
+inline void expect_gemm_matches_reference(const GemmCase& t, const GemmConfig& config, int runs = 1) {
+  expect_prepared_gemm_matches_reference(
+      t, describe(config),
+      [&](const GemmData& d) {
+        auto op = std::make_shared<const GemmOp>(
+            GemmOp::prepare(d.problem, config, d.b.data(), d.ldb, t.has_bias ? d.bias.data() : nullptr));
+        return [op](const void* a, std::size_t lda, void* c, std::size_t ldc) { op->run(a, lda, c, ldc); };
+      },
+      runs);
 }
 
 // Every microkernel compiled into this build, optionally of one ISA.

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/libraries/library_ops.h"
+#include "qtune/libraries/library_registry.h"
 #include "qtune/search_space/operator_spaces.h"
 
 namespace qtune {
@@ -73,6 +75,14 @@ TEST_P(EverySpacePoint, RoundTripsAndIsRunnableAndNotRedundant) {
     ASSERT_EQ(space.parse(c.key()), c);
     ASSERT_EQ(full.parse(c.key()), c) << c.key();
     ASSERT_EQ(space.check(c), "");
+    if (const auto library = to_library_config(c)) {
+      // A library is offered only where it computes the layer exactly, within the thread budget.
+      ASSERT_EQ(from_library_config(*library).key(), c.key());
+      ASSERT_EQ(libraries::library_conv2d_unsupported(library->library, conv_problem), "") << c.key();
+      ASSERT_GE(library->threads, 1);
+      ASSERT_LE(library->threads, w.threads);
+      continue;
+    }
     GemmConfig g;
     if (w.op == OpKind::gemm) {
       g = to_gemm_config(c);
@@ -175,9 +185,21 @@ TEST(GemmSpace, TileMustExistForTheIsa) {
 
 TEST(Conv2dSpace, AlgorithmsFollowTheLayer) {
   const auto algos = [](const Workload& w) { return space_for(w, cpu_features()).knob("algo").values; };
-  EXPECT_EQ(algos(conv(56, 24, 144, 1, 0)), (std::vector<std::string>{"im2col", "indirect", "gemm_1x1"}));
-  EXPECT_EQ(algos(conv(28, 128, 128, 3, 1)), (std::vector<std::string>{"im2col", "indirect"}));
-  EXPECT_EQ(algos(conv(56, 144, 144, 3, 1, 144)), (std::vector<std::string>{"depthwise"}));
+  // qtune's algorithms for the layer, then the libraries that compute it exactly here.
+  const auto with_libraries = [](const Workload& w, std::vector<std::string> own) {
+    for (const std::string& library : libraries::compiled_libraries()) {
+      if (libraries::library_conv2d_unsupported(library, w.conv2d_problem()).empty()) own.push_back(library);
+    }
+    return own;
+  };
+  EXPECT_EQ(algos(conv(56, 24, 144, 1, 0)), with_libraries(conv(56, 24, 144, 1, 0), {"im2col", "indirect", "gemm_1x1"}));
+  EXPECT_EQ(algos(conv(28, 128, 128, 3, 1)), with_libraries(conv(28, 128, 128, 3, 1), {"im2col", "indirect"}));
+  EXPECT_EQ(algos(conv(56, 144, 144, 3, 1, 144)), with_libraries(conv(56, 144, 144, 3, 1, 144), {"depthwise"}));
+  if (libraries::library_unavailable("onednn").empty()) {  // u8 activations: oneDNN's exact brgemm path
+    Workload pointwise = conv(56, 24, 144, 1, 0);
+    pointwise.quant.a_type = DType::u8;
+    EXPECT_EQ(algos(pointwise).back(), "onednn");
+  }
   // Depthwise configurations carry their own knobs only.
   const KnobSpace dw = space_for(conv(56, 144, 144, 3, 1, 144), cpu_features());
   std::vector<std::string> names;
@@ -214,6 +236,27 @@ TEST(Conv2dSpace, SamplesAreValidAndCoverTheSpace) {
   }
   EXPECT_EQ(values_seen, values_valid);
   EXPECT_GT(seen.size(), s.size() * 9 / 10);
+}
+
+}  // namespace
+}  // namespace qtune
+
+namespace qtune {
+namespace {
+
+// Library configurations parse on any build (keys from other machines' logs), carry the threads
+// knob alone, and are told apart from kernel configurations.
+TEST(Conv2dSpace, LibraryConfigurationsParseEverywhere) {
+  const KnobSpace full = full_space(OpKind::conv2d);
+  const Config c = full.parse("algo=onednn;threads=2");
+  const auto library = to_library_config(c);
+  ASSERT_TRUE(library.has_value());
+  EXPECT_EQ(library->library, "onednn");
+  EXPECT_EQ(library->threads, 2);
+  EXPECT_EQ(from_library_config(*library).key(), c.key());
+  EXPECT_THROW(to_conv2d_config(c), InvalidConfig);
+  EXPECT_THROW(full.parse("algo=onednn;isa=scalar;threads=1"), InvalidConfig);  // no kernel knobs
+  EXPECT_FALSE(to_library_config(default_config(conv(28, 128, 128, 3, 1), cpu_features())).has_value());
 }
 
 }  // namespace

@@ -86,6 +86,9 @@ struct Task {
   KnobSpace space;
   TrialHistory history;
   std::unique_ptr<Strategy> strategy;
+  // Measured first, with the default: a handful of points that a sampling strategy would rarely
+  // draw from a space of thousands, and the ones a layer may need to beat the library.
+  std::vector<Config> library_configs;
 };
 
 // The layer's best configuration and its default's throughput as the history holds them (each
@@ -141,7 +144,8 @@ SessionEnd TuningSession::run(const std::atomic<bool>* stop, SessionObserver* ob
   std::vector<Task> tasks;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     LayerStatus& layer = layers_[i];
-    Task task{space_for(layer.workload, cpu_), {}, nullptr};
+    Task task{space_for(layer.workload, cpu_), {}, nullptr, {}};
+    task.library_configs = library_configs(task.space);
     layer.space_size = task.space.size();
     if (!options_.remeasure) {
       records::MeasurementFilter filter;
@@ -273,6 +277,9 @@ SessionEnd TuningSession::run(const std::atomic<bool>* stop, SessionObserver* ob
           std::min({options_.round_size, layer.budget - std::min(layer.budget, layer.trials), total_remaining()});
       std::vector<Config> round;
       if (!task.history.contains(layer.default_config)) round.push_back(layer.default_config);
+      for (const Config& c : task.library_configs) {
+        if (round.size() < want && !task.history.contains(c)) round.push_back(c);
+      }
       if (round.size() < want) {
         for (auto& c : task.strategy->propose(task.history, want - round.size())) round.push_back(std::move(c));
       }

@@ -4,10 +4,17 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <string>
+#include <variant>
 
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/gemm.h"
 #include "qtune/runtime/selection.h"
+
+namespace qtune::libraries {
+class LibraryConv2d;
+}  // namespace qtune::libraries
 
 namespace qtune::runtime {
 
@@ -29,20 +36,29 @@ class PreparedGemm {
   Selection selection_;
 };
 
+// A convolution computed by qtune's kernels or, where the tuning chose one, by a vendor library
+// (bit-exact either way; see qtune/libraries/library_ops.h).
 class PreparedConv2d {
  public:
   PreparedConv2d(Conv2dOp op, Selection selection);
+  PreparedConv2d(std::shared_ptr<const libraries::LibraryConv2d> op, std::string library, Conv2dProblem problem,
+                 Selection selection);
 
   // Dense NHWC input and output. std::invalid_argument for null pointers.
   void run(const void* input, void* output) const;
 
   const Selection& selection() const { return selection_; }
-  const Conv2dProblem& problem() const { return op_.problem(); }
-  const Conv2dConfig& config() const { return op_.config(); }
-  const Conv2dOp& op() const { return op_; }
+  const Conv2dProblem& problem() const;
+  // The library computing the layer ("onednn"), "" when qtune's kernels do.
+  const std::string& library() const { return library_; }
+  // qtune's kernel configuration and operator; std::logic_error for a library layer.
+  const Conv2dConfig& config() const;
+  const Conv2dOp& op() const;
 
  private:
-  Conv2dOp op_;
+  std::variant<Conv2dOp, std::shared_ptr<const libraries::LibraryConv2d>> op_;
+  std::string library_;
+  Conv2dProblem library_problem_;  // the problem of a library layer (a Conv2dOp holds its own)
   Selection selection_;
 };
 

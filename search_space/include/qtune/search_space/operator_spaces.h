@@ -2,6 +2,10 @@
 // kernels' GemmConfig / Conv2dConfig.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/gemm.h"
@@ -18,10 +22,25 @@ KnobSpace full_space(OpKind op);
 // CPU cannot execute are filtered out; thread counts bounded by the workload's budget).
 KnobSpace space_for(const Workload& workload, const CpuFeatures& cpu);
 
+// InvalidConfig for a library configuration (to_library_config tells them apart).
 GemmConfig to_gemm_config(const Config& config);
 Conv2dConfig to_conv2d_config(const Config& config);
 Config from_gemm_config(const GemmConfig& config);
 Config from_conv2d_config(const Conv2dConfig& config);
+
+// A configuration that hands the layer to a vendor library (conv2d: algo=onednn;threads=N), which
+// computes it bit-exact (see qtune/libraries/library_ops.h). The space offers a library only
+// where it is compiled in, usable on this CPU and exact for the layer.
+struct LibraryConfig {
+  std::string library;  // one of libraries::known_libraries()
+  int threads = 1;
+};
+// The library configuration `config` is, or nullopt for one of qtune's own kernels.
+std::optional<LibraryConfig> to_library_config(const Config& config);
+Config from_library_config(const LibraryConfig& config);
+// Every library configuration `space` offers (each library at each thread count): the tuner
+// measures them beside the default.
+std::vector<Config> library_configs(const KnobSpace& space);
 
 // The untuned default for the workload on this CPU, as a Config (gemm_default_config etc.).
 Config default_config(const Workload& workload, const CpuFeatures& cpu);

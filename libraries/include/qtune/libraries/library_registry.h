@@ -1,0 +1,28 @@
+// Which vendor libraries (oneDNN, ...) this build can offer as tuning candidates, and whether one
+// can run here. The kernels know nothing of libraries; the search space, the measurer and the
+// runtime ask here before they offer, measure or prepare a library configuration.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qtune::libraries {
+
+// Every library a configuration key may name, compiled into this build or not ("onednn"): keys
+// from other builds' logs parse, and the runtime falls back from those it lacks.
+const std::vector<std::string>& known_libraries();
+
+// The names ("onednn") of the libraries compiled into this build, whether or not usable here.
+const std::vector<std::string>& compiled_libraries();
+
+// "" when `name` can run bit-exact int8 layers in this process, else why not: not compiled into
+// this build, hidden (below), or this CPU lacks what its exact path needs (oneDNN: an int8 dot
+// product instruction; without one it halves the weights and rescales in float).
+std::string library_unavailable(std::string_view name);
+
+// Makes this process behave as a build without `name` (hidden = true) or undoes it: the seam that
+// tests the fallback of tuning data naming a library the runtime lacks, without a second build.
+void set_library_hidden(std::string_view name, bool hidden);
+
+}  // namespace qtune::libraries

@@ -1,0 +1,70 @@
+#include "qtune/libraries/library_registry.h"
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+
+#include "qtune/kernels/cpu_features.h"
+
+namespace qtune::libraries {
+namespace {
+
+std::mutex& hidden_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::set<std::string, std::less<>>& hidden() {
+  static std::set<std::string, std::less<>> names;
+  return names;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_libraries() {
+  static const std::vector<std::string> names = {"onednn"};
+  return names;
+}
+
+const std::vector<std::string>& compiled_libraries() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+#if defined(QTUNE_HAVE_ONEDNN)
+    out.emplace_back("onednn");
+#endif
+    return out;
+  }();
+  return names;
+}
+
+std::string library_unavailable(std::string_view name) {
+  const auto& compiled = compiled_libraries();
+  if (std::find(compiled.begin(), compiled.end(), name) == compiled.end()) {
+    return "library " + std::string(name) + " is not compiled into this build";
+  }
+  {
+    std::lock_guard<std::mutex> lock(hidden_mutex());
+    if (hidden().count(name) != 0) return "library " + std::string(name) + " is hidden in this process";
+  }
+  if (name == "onednn") {
+    // Without vpdpbusd oneDNN's int8 kernels use vpmaddubsw on halved weights and rescale the
+    // accumulators in float: its s32 output is then not the exact dot product.
+    const CpuFeatures& cpu = cpu_features();
+    if (!cpu.usable(Isa::avx512vnni) && !cpu.usable(Isa::avxvnni) && !cpu.usable(Isa::amx)) {
+      return "oneDNN's int8 path is exact only with an int8 dot product instruction (avxvnni, avx512vnni, amx), "
+             "which this CPU lacks";
+    }
+  }
+  return "";
+}
+
+void set_library_hidden(std::string_view name, bool hide) {
+  std::lock_guard<std::mutex> lock(hidden_mutex());
+  if (hide) {
+    hidden().emplace(name);
+  } else if (auto it = hidden().find(name); it != hidden().end()) {
+    hidden().erase(it);
+  }
+}
+
+}  // namespace qtune::libraries

@@ -1,0 +1,83 @@
+// Library configurations in tuning data: a layer tuned to a library (algo=onednn) runs on it where
+// this build and CPU have it, bit-exact; where they do not (a build without oneDNN, a CPU without
+// its exact path, or here: the library hidden through the registry's seam, which makes this
+// process behave as such a build), the layer falls back to qtune's kernels with one warning.
+#include <gtest/gtest.h>
+
+#include "qtune/libraries/library_registry.h"
+#include "runtime/runtime_test_support.h"
+
+namespace qtune::runtime {
+namespace {
+
+using namespace testing;
+
+// Hides a library for the lifetime of the guard.
+class HiddenLibrary {
+ public:
+  explicit HiddenLibrary(std::string name) : name_(std::move(name)) { libraries::set_library_hidden(name_, true); }
+  ~HiddenLibrary() { libraries::set_library_hidden(name_, false); }
+  HiddenLibrary(const HiddenLibrary&) = delete;
+  HiddenLibrary& operator=(const HiddenLibrary&) = delete;
+
+ private:
+  std::string name_;
+};
+
+class LibraryFallbackTest : public ::testing::Test {
+ protected:
+  TempDir dir;
+  WarningCollector warnings;
+  const Workload tuned_conv = conv_workload(14, 32, 48, 3, 1, 1);
+  const std::string library_key = from_library_config({"onednn", 1}).key();
+
+  Runtime runtime_from_database() {
+    const std::string db = dir.file("tuned.db");
+    write_database(db, {measurement(tuned_conv.key(), current_target_key(), library_key, 1000.0)});
+    return Runtime::from_database(db, warnings.options());
+  }
+};
+
+TEST_F(LibraryFallbackTest, TunedLibraryLayerRunsOnTheLibraryBitExact) {
+  if (const std::string why = libraries::library_unavailable("onednn"); !why.empty()) GTEST_SKIP() << why;
+  const Runtime rt = runtime_from_database();
+  {
+    const ConvCase layer(tuned_conv);
+    const PreparedConv2d op = layer.prepare(rt, 1);
+    EXPECT_EQ(op.selection().source, ConfigSource::tuned);
+    EXPECT_EQ(op.selection().config_key, library_key);
+    EXPECT_EQ(op.library(), "onednn");
+    EXPECT_THROW(op.config(), std::logic_error);
+    EXPECT_EQ(layer.run(op), layer.reference());
+  }
+  {
+    const ConvCase layer(conv_workload(7, 32, 64, 3, 2, 1));  // untuned, same family: the neighbour's library
+    const PreparedConv2d op = layer.prepare(rt, 2);
+    EXPECT_EQ(op.selection().source, ConfigSource::nearest);
+    EXPECT_EQ(op.library(), "onednn");
+    EXPECT_EQ(layer.run(op), layer.reference());
+  }
+  EXPECT_TRUE(warnings.messages.empty());
+}
+
+TEST_F(LibraryFallbackTest, RuntimeWithoutTheLibraryFallsBackWithOneWarning) {
+  const HiddenLibrary hidden("onednn");
+  const Runtime rt = runtime_from_database();
+  EXPECT_EQ(rt.tuned_workloads(), 1u);  // the entry loads: it names a library qtune knows
+  for (const Workload& w : {tuned_conv, conv_workload(7, 32, 64, 3, 2, 1)}) {
+    const ConvCase layer(w);
+    const PreparedConv2d op = layer.prepare(rt, 1);
+    EXPECT_EQ(op.selection().source, ConfigSource::heuristic);
+    EXPECT_EQ(op.library(), "");
+    if (w.key() == tuned_conv.key()) {
+      EXPECT_NE(op.selection().reason.find("onednn"), std::string::npos) << op.selection().reason;
+    }
+    EXPECT_EQ(layer.run(op), layer.reference());
+  }
+  ASSERT_EQ(warnings.messages.size(), 1u);
+  EXPECT_NE(warnings.messages[0].find("library onednn"), std::string::npos) << warnings.messages[0];
+  EXPECT_EQ(rt.fallback_count(), 2u);
+}
+
+}  // namespace
+}  // namespace qtune::runtime
