@@ -23,6 +23,14 @@ std::vector<Knob> depthwise_knobs() {
   return {ctile, wtile};
 }
 
+// The kernels' defaults of both kinds of algorithm: the GEMM knobs' from the default algorithm,
+// the dw_* knobs' from the depthwise one.
+std::vector<Config> kernel_defaults() {
+  Conv2dConfig depthwise;
+  depthwise.algo = ConvAlgo::depthwise;
+  return {from_conv2d_config(Conv2dConfig{}), from_conv2d_config(depthwise)};
+}
+
 bool is_depthwise(const Workload& w) { return w.groups == w.in_c && w.groups > 1 && w.out_c % w.in_c == 0; }
 
 bool is_pointwise(const Workload& w) {
@@ -39,6 +47,7 @@ KnobSpace conv2d_full_space() {
   for (Knob& k : gemm_blocking_knobs(all, std::nullopt, "algo", kGemmAlgos)) knobs.push_back(std::move(k));
   for (Knob& k : depthwise_knobs()) knobs.push_back(std::move(k));
   knobs.push_back(threads_knob(std::nullopt));
+  set_default_values(knobs, kernel_defaults());
   return KnobSpace("conv2d", std::move(knobs), {gemm_tile_constraint});
 }
 
@@ -64,6 +73,7 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
     for (Knob& k : gemm_blocking_knobs(isas, shape, "algo", kGemmAlgos)) knobs.push_back(std::move(k));
   }
   knobs.push_back(threads_knob(shape));
+  set_default_values(knobs, kernel_defaults());
   auto kernel_check = [problem](const Config& config) -> std::string {
     const Conv2dConfig c = to_conv2d_config(config);
     if (!cpu_features().usable(c.gemm.isa)) return "";

@@ -52,7 +52,9 @@ class TuningDb {
   bool read_only() const;
   int schema_version() const;
 
-  // Validators used by add_measurement to check keys and to describe new workloads/targets.
+  // Validators used by add_measurement to check keys and to describe new workloads/targets, and
+  // by the readers (measurements, best, all_best) to give configuration keys in this build's
+  // spelling: a row written before a knob existed reads with the knob's default.
   void set_validators(KeyValidators validators);
   const KeyValidators& validators() const;
 
