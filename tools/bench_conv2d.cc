@@ -18,6 +18,7 @@
 #include "operator_options.h"
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/search_space/conv2d_geometry.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/workload.h"
 #if defined(QTUNE_HAVE_ONEDNN)
@@ -59,22 +60,7 @@ Workload workload_from(const Args& args, std::string& label) {
 // fp32 scales to s8 with zero point -5 (what oneDNN computes), or s32.
 Conv2dProblem bench_problem(const Workload& w, DType out_type) {
   Conv2dProblem p;
-  p.batch = w.batch;
-  p.in_h = w.in_h;
-  p.in_w = w.in_w;
-  p.in_c = w.in_c;
-  p.out_c = w.out_c;
-  p.kernel_h = w.kernel_h;
-  p.kernel_w = w.kernel_w;
-  p.stride_h = w.stride_h;
-  p.stride_w = w.stride_w;
-  p.dilation_h = w.dilation_h;
-  p.dilation_w = w.dilation_w;
-  p.pad_top = w.pad_top;
-  p.pad_bottom = w.pad_bottom;
-  p.pad_left = w.pad_left;
-  p.pad_right = w.pad_right;
-  p.groups = w.groups;
+  copy_conv2d_geometry(w, p);
   p.a_type = DType::u8;
   p.a_zero_point = 3;
   p.b_zero_points = {0};

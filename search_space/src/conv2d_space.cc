@@ -31,8 +31,6 @@ std::vector<Config> kernel_defaults() {
   return {from_conv2d_config(Conv2dConfig{}), from_conv2d_config(depthwise)};
 }
 
-bool is_depthwise(const Workload& w) { return w.groups == w.in_c && w.groups > 1 && w.out_c % w.in_c == 0; }
-
 bool is_pointwise(const Workload& w) {
   return w.kernel_h == 1 && w.kernel_w == 1 && w.stride_h == 1 && w.stride_w == 1 && w.pad_top == 0 &&
          w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0 && w.groups == 1;
@@ -60,7 +58,7 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
   const std::int64_t oh = problem->out_h(), ow = problem->out_w();
   const GemmShape shape{w.batch * oh * ow, w.out_c / w.groups, w.kernel_h * w.kernel_w * (w.in_c / w.groups),
                         w.quant.out_type != DType::s32, w.threads};
-  if (is_depthwise(w)) {
+  if (problem->depthwise()) {
     // A depthwise layer runs the direct kernel only: the GEMM knobs never apply and are left out.
     knobs.push_back(Knob{"algo", {"depthwise"}, "convolution algorithm", false});
     knobs.push_back(isa_knob(isas));
