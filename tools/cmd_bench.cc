@@ -17,6 +17,7 @@
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/gemm.h"
 #include "qtune/kernels/limits.h"
+#include "qtune/measure/number_text.h"
 
 namespace qtune::cli {
 namespace {
@@ -65,12 +66,6 @@ std::string shape_label(const BenchCase& c) {
   std::string s;
   for (const auto& [key, value] : c.shape) s += (s.empty() ? "" : " ") + key + "=" + std::to_string(value);
   return s;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "operator_options.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/measure/measure.h"
+#include "qtune/measure/number_text.h"
 #include "qtune/search_space/operator_spaces.h"
 
 namespace {
@@ -15,13 +16,7 @@ namespace {
 using qtune::cli::Args;
 using qtune::cli::UsageError;
 
-std::string format_seconds(double s) {
-  char buffer[64];
-  if (s >= 1) std::snprintf(buffer, sizeof buffer, "%.3f s", s);
-  else if (s >= 1e-3) std::snprintf(buffer, sizeof buffer, "%.3f ms", s * 1e3);
-  else std::snprintf(buffer, sizeof buffer, "%.2f us", s * 1e6);
-  return buffer;
-}
+std::string format_seconds(double seconds) { return qtune::format_time_ns(seconds * 1e9); }
 
 int run_measure(const Args& args) {
   const qtune::Workload workload = qtune::cli::workload_from_options(args);

@@ -2,6 +2,7 @@
 // neighbours, features). Nothing here knows about particular operators.
 #include "qtune/search_space/knob_space.h"
 
+#include "qtune/search_space/key_hash.h"
 #include "qtune/search_space/key_text.h"
 
 #include <algorithm>
@@ -78,15 +79,7 @@ constexpr int kRejectionAttempts = 200000;
 Config::Config(std::vector<std::pair<std::string, std::string>> assignments)
     : assignments_(std::move(assignments)), key_(make_key(assignments_)) {}
 
-std::uint64_t Config::hash() const {
-  // FNV-1a, 64 bit: fixed constants, so the value is the same on every machine and run.
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : key_) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+std::uint64_t Config::hash() const { return key_hash(key_); }
 
 const std::string& Config::get(const std::string& knob) const {
   for (const auto& [name, value] : assignments_) {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "qtune/kernels/build_info.h"
+#include "qtune/search_space/key_hash.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/tuner/measurement_record.h"
 #include "qtune/tuner/strategy_factory.h"
@@ -71,16 +72,6 @@ TuningSession::TuningSession(std::vector<Layer> layers, records::TuningDb& db, M
 }
 
 namespace {
-
-// FNV-1a 64: each layer's search gets its own stream, the same on every run and machine.
-std::uint64_t stable_hash(const std::string& text) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 struct Task {
   KnobSpace space;
@@ -208,7 +199,8 @@ struct TuningSession::Run {
           it = priors.emplace(layer.workload.op, load_priors(session.db_, target_key, layer.workload.op)).first;
         similar = similar_workloads(layer.workload, it->second, options.similar_workloads);
       }
-      const std::uint64_t seed = options.seed ^ stable_hash(layer.workload.key());
+      // Each layer's search gets its own stream, the same on every run and machine.
+      const std::uint64_t seed = options.seed ^ key_hash(layer.workload.key());
       task.strategy = make_strategy(options.strategy, task.space, layer.workload, similar, seed);
 
       layer.trials = task.history.size();
