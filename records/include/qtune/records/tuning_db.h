@@ -86,6 +86,8 @@ class TuningDb {
   std::vector<BestRecord> all_best(const MeasurementFilter& filter = {}) const;
   // Matching measurements in insertion order (for one target: transfer learning across shapes).
   std::vector<MeasurementRecord> measurements(const MeasurementFilter& filter = {}) const;
+  // These two (and MeasurementFilter::config_key) compare configuration keys as stored: a row
+  // written before a knob existed matches only its older spelling.
   bool has_measured(const std::string& workload_key, const std::string& target_key,
                     const std::string& config_key) const;
   std::vector<std::string> measured_configs(const std::string& workload_key, const std::string& target_key) const;
