@@ -27,6 +27,7 @@
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/build_info.h"
 #include "qtune/measure/measure.h"
+#include "qtune/measure/number_text.h"
 #include "qtune/records/tuning_db.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
@@ -37,6 +38,8 @@
 #include "qtune/tuner/transfer.h"
 
 namespace {
+
+using qtune::fixed;
 
 struct Options {
   std::vector<std::string> workload_files;
@@ -202,12 +205,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
 }
 
 std::string pad(const std::string& s, std::size_t width) {

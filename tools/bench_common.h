@@ -63,7 +63,7 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
 
 // The options every `qtune bench --op ...` family shares.
 BenchOptions bench_options_from(const Args& args);
-// "1,2" -> {1, 2}; UsageError naming the option for anything else (values in [min, max]).
-std::vector<int> parse_int_list(const std::string& text, const std::string& option, int min, int max);
+// --threads LIST: the thread counts to time, e.g. "1,2" (default 1).
+std::vector<int> bench_thread_counts(const Args& args);
 
 }  // namespace qtune::cli

@@ -2,9 +2,10 @@
 // algorithm x microkernel x fused/separate requantization, or for depthwise layers each direct
 // kernel tile x fused/separate) and oneDNN's int8 convolution, per thread count, in one run.
 //
-// The shape comes from --input N,H,W,C --out-c K --kernel KHxKW [--stride S] [--pad P]
-// [--groups G], from a network table (--layer workloads/resnet50.json:layer2.0.conv2), or from a
-// workload key (--workload). Both sides compute u8 activations with a zero point x s8 weights with
+// The shape comes from the operator options every command shares (--input N,H,W,C --out-c K
+// --kernel KHxKW [--stride S|SHxSW] [--pad P|T,B,L,R] [--dilation D|DHxDW] [--groups G], or
+// --workload KEY; operator_options.h) or from a network table (--layer
+// workloads/resnet50.json:layer2.0.conv2). Both sides compute u8 activations with a zero point x s8 weights with
 // per-channel fp32 output scales -> s8 (RoundingMode::fp32 is oneDNN's output-scale math), or s32.
 #include <algorithm>
 #include <iostream>
@@ -14,8 +15,10 @@
 
 #include "bench_common.h"
 #include "bench_ops.h"
+#include "operator_options.h"
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/search_space/conv2d_geometry.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/workload.h"
 #if defined(QTUNE_HAVE_ONEDNN)
@@ -25,38 +28,12 @@
 namespace qtune::cli {
 namespace {
 
-std::vector<std::int64_t> split_ints(const std::string& text, char sep, const std::string& option, std::size_t count) {
-  std::vector<std::int64_t> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, sep)) {
-    try {
-      std::size_t used = 0;
-      const long long v = std::stoll(item, &used);
-      if (used != item.size() || v < 1 || v > (1 << 20)) throw std::invalid_argument(item);
-      out.push_back(v);
-    } catch (const std::exception&) {
-      throw UsageError("--" + option + ": '" + item + "' is not a positive integer");
-    }
-  }
-  if (out.size() != count) {
-    throw UsageError("--" + option + " expects " + std::to_string(count) + " values separated by '" + std::string(1, sep) +
-                     "', got '" + text + "'");
-  }
-  return out;
-}
-
-// The layer's shape and name from the options.
+// The layer's shape and name: a layer of a network table (--layer FILE:NAME), else the operator
+// options every command shares (operator_options.h).
 Workload workload_from(const Args& args, std::string& label) {
-  // The per-field spelling (--batch --h --w --c --oc --kh --kw) is accepted as well.
-  const bool field_shape = args.value("h") || args.value("w") || args.value("c") || args.value("oc") ||
-                           args.value("kh") || args.value("kw") || args.value("batch");
-  const bool explicit_shape = args.value("input") || args.value("out-c") || args.value("kernel") || field_shape;
-  const int sources = (explicit_shape ? 1 : 0) + (args.value("layer") ? 1 : 0) + (args.value("workload") ? 1 : 0);
-  if (sources != 1) {
-    throw UsageError("give exactly one of --input/--out-c/--kernel, --layer FILE:NAME or --workload KEY");
-  }
   if (auto layer = args.value("layer")) {
+    if (args.value("workload") || operator_shape_given(args))
+      throw UsageError("give exactly one of --layer FILE:NAME, --workload KEY or the shape (--input/--out-c/...)");
     const auto colon = layer->rfind(':');
     if (colon == std::string::npos) throw UsageError("--layer expects FILE:NAME, got '" + *layer + "'");
     const std::string file = layer->substr(0, colon), name = layer->substr(colon + 1);
@@ -74,50 +51,7 @@ Workload workload_from(const Args& args, std::string& label) {
     }
     throw UsageError("--layer: no layer named '" + name + "' in " + file);
   }
-  if (auto key = args.value("workload")) {
-    Workload w;
-    try {
-      w = Workload::parse_key(*key);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--workload: ") + e.what());
-    }
-    if (w.op != OpKind::conv2d) throw UsageError("--workload: not a conv2d key");
-    label = w.describe();
-    return w;
-  }
-  Workload w;
-  w.op = OpKind::conv2d;
-  constexpr long long kMax = 1 << 20;
-  if (field_shape) {
-    if (args.value("input") || args.value("out-c") || args.value("kernel")) {
-      throw UsageError("give the shape either as --input/--out-c/--kernel or as --batch/--h/--w/--c/--oc/--kh/--kw");
-    }
-    w.batch = args.int_or("batch", 1, 1, kMax);
-    w.in_h = args.int_or("h", 0, 1, kMax);
-    w.in_w = args.int_or("w", 0, 1, kMax);
-    w.in_c = args.int_or("c", 0, 1, kMax);
-    w.out_c = args.int_or("oc", 0, 1, kMax);
-    w.kernel_h = args.int_or("kh", 1, 1, 64);
-    w.kernel_w = args.int_or("kw", 1, 1, 64);
-  } else {
-    const auto input = split_ints(args.required("input"), ',', "input", 4);
-    w.batch = input[0];
-    w.in_h = input[1];
-    w.in_w = input[2];
-    w.in_c = input[3];
-    w.out_c = args.int_or("out-c", 0, 1, kMax);
-    const auto kernel = split_ints(args.required("kernel"), 'x', "kernel", 2);
-    w.kernel_h = kernel[0];
-    w.kernel_w = kernel[1];
-  }
-  w.stride_h = w.stride_w = args.int_or("stride", 1, 1, 64);
-  w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = args.int_or("pad", 0, 0, 64);
-  w.groups = args.int_or("groups", 1, 1, 1 << 20);
-  try {
-    w.validate();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  const Workload w = workload_from_options(args, "conv2d");
   label = w.describe();
   return w;
 }
@@ -126,22 +60,7 @@ Workload workload_from(const Args& args, std::string& label) {
 // fp32 scales to s8 with zero point -5 (what oneDNN computes), or s32.
 Conv2dProblem bench_problem(const Workload& w, DType out_type) {
   Conv2dProblem p;
-  p.batch = w.batch;
-  p.in_h = w.in_h;
-  p.in_w = w.in_w;
-  p.in_c = w.in_c;
-  p.out_c = w.out_c;
-  p.kernel_h = w.kernel_h;
-  p.kernel_w = w.kernel_w;
-  p.stride_h = w.stride_h;
-  p.stride_w = w.stride_w;
-  p.dilation_h = w.dilation_h;
-  p.dilation_w = w.dilation_w;
-  p.pad_top = w.pad_top;
-  p.pad_bottom = w.pad_bottom;
-  p.pad_left = w.pad_left;
-  p.pad_right = w.pad_right;
-  p.groups = w.groups;
+  copy_conv2d_geometry(w, p);
   p.a_type = DType::u8;
   p.a_zero_point = 3;
   p.b_zero_points = {0};
@@ -282,7 +201,7 @@ std::vector<Conv2dConfig> variants(const Workload& w, const Conv2dProblem& p, co
 int bench_conv2d(const Args& args) {
   std::string label;
   const Workload workload = workload_from(args, label);
-  const std::vector<int> threads = parse_int_list(args.value_or("threads", "1"), "threads", 1, 256);
+  const std::vector<int> threads = bench_thread_counts(args);
   const std::string out_name = args.value_or("out", "s8");
   if (out_name != "s8" && out_name != "s32") throw UsageError("--out must be s8 or s32, got '" + out_name + "'");
   const Conv2dProblem problem = bench_problem(workload, out_name == "s8" ? DType::s8 : DType::s32);

@@ -15,6 +15,7 @@
 
 #include "bench_common.h"
 #include "bench_ops.h"
+#include "operator_options.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/gemm.h"
 #include "qtune/search_space/operator_spaces.h"
@@ -33,15 +34,14 @@ struct GemmShape {
 };
 
 std::vector<GemmShape> shapes_from(const Args& args) {
-  const bool explicit_shape = args.value("m") || args.value("n") || args.value("k");
   if (auto set = args.value("shapes")) {
     if (*set != "default") throw UsageError("--shapes must be 'default', got '" + *set + "'");
-    if (explicit_shape) throw UsageError("--shapes and --m/--n/--k are exclusive");
+    if (operator_shape_given(args) || args.value("workload")) throw UsageError("--shapes and --m/--n/--k are exclusive");
     return {{5625, 192, 720}, {256, 256, 256}, {1024, 1024, 1024}, {3136, 144, 24}, {784, 128, 1152}};
   }
-  if (!explicit_shape) throw UsageError("give --m M --n N --k K, or --shapes default");
-  constexpr long long kMax = 1 << 20;
-  return {{args.int_or("m", 0, 1, kMax), args.int_or("n", 0, 1, kMax), args.int_or("k", 0, 1, kMax)}};
+  if (!operator_shape_given(args) && !args.value("workload")) throw UsageError("give --m M --n N --k K, or --shapes default");
+  const Workload w = workload_from_options(args, "gemm");
+  return {{w.m, w.n, w.k}};
 }
 
 // --config KEY[,KEY...]: exactly these configurations (e.g. a tuned best against oneDNN) instead
@@ -173,7 +173,7 @@ BenchCase xnnpack_case(const GemmShape& s, int threads) {
 
 int bench_gemm(const Args& args) {
   const std::vector<GemmShape> shapes = shapes_from(args);
-  const std::vector<int> threads = parse_int_list(args.value_or("threads", "1"), "threads", 1, 256);
+  const std::vector<int> threads = bench_thread_counts(args);
   const std::vector<Isa> isas = bench_isas(args);
   const std::string out_name = args.value_or("out", "s8");
   if (out_name != "s8" && out_name != "s32") throw UsageError("--out must be s8 or s32, got '" + out_name + "'");

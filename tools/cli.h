@@ -1,5 +1,9 @@
 // The qtune command line: every subcommand lives in its own cmd_<name>.cc and registers itself
 // with QTUNE_COMMAND, declaring its options so that unknown ones are rejected with a clear message.
+// Its own small parser rather than CLI11: about 130 lines give what the commands need (declared
+// options only, a value given twice or missing is an error, help generated from the specs), and
+// the operator syntax (operator_options.h: "2x1", "T,B,L,R", per-operator rules) would stay ours
+// on top of any library, which would add a dependency to every build.
 #pragma once
 
 #include <functional>

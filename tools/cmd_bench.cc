@@ -13,8 +13,11 @@
 
 #include "bench_common.h"
 #include "bench_ops.h"
+#include "operator_options.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/gemm.h"
+#include "qtune/kernels/limits.h"
+#include "qtune/measure/number_text.h"
 
 namespace qtune::cli {
 namespace {
@@ -63,12 +66,6 @@ std::string shape_label(const BenchCase& c) {
   std::string s;
   for (const auto& [key, value] : c.shape) s += (s.empty() ? "" : " ") + key + "=" + std::to_string(value);
   return s;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
 }
 
 }  // namespace
@@ -246,27 +243,20 @@ BenchOptions bench_options_from(const Args& args) {
   return o;
 }
 
-std::vector<int> parse_int_list(const std::string& text, const std::string& option, int min, int max) {
-  std::vector<int> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < min || v > max) {
-      throw UsageError("option --" + option + " expects a comma-separated list of integers in [" +
-                       std::to_string(min) + ", " + std::to_string(max) + "], got '" + text + "'");
-    }
-    out.push_back(static_cast<int>(v));
-  }
-  if (out.empty()) throw UsageError("option --" + option + " is empty");
-  return out;
+std::vector<int> bench_thread_counts(const Args& args) {
+  std::vector<int> counts;
+  for (std::int64_t t : parse_int_list("threads", args.value_or("threads", "1"), ',', 1, kMaxKernelThreads))
+    counts.push_back(static_cast<int>(t));
+  return counts;
 }
 
 namespace {
 
 int run_bench(const Args& args) {
-  const std::string op = args.value_or("op", "gemm");
+  // Without --op, a --workload key says which operator it is.
+  const std::string op = args.value("op") || !args.value("workload")
+                             ? args.value_or("op", "gemm")
+                             : std::string(to_string(workload_from_options(args).op));
   if (op == "gemm") return bench_gemm(args);
   if (op == "conv2d") return bench_conv2d(args);
   throw UsageError("--op must be gemm or conv2d, got '" + op + "'");
@@ -277,30 +267,21 @@ int run_bench(const Args& args) {
 
 QTUNE_COMMAND(
     "bench", "time every usable variant of an operator shape and the peer libraries in one run",
-    "qtune bench [--op gemm] (--m M --n N --k K | --shapes default) [--threads 1,2] [--json]\n"
-    "       qtune bench --op conv2d (--input N,H,W,C --out-c K --kernel KHxKW [--stride S] [--pad P] [--groups G]\n"
-    "                               | --layer FILE:NAME | --workload KEY) [--threads 1,2] [--json]",
-    {
-        {"op", true, "OP  gemm (default) or conv2d"},
-        {"m", true, "M  GEMM rows of A and C"},
-        {"n", true, "N  GEMM columns of B and C"},
-        {"k", true, "K  GEMM depth"},
-        {"shapes", true, "SET  'default': the issue's shapes (GEMM: 5625x192x720 256x256x256 1024x1024x1024 3136x144x24 784x128x1152)"},
-        {"threads", true, "LIST  thread counts, e.g. 1,2 (default 1)"},
-        {"config", true, "KEY[,KEY...]  GEMM: time exactly these configurations (e.g. tuned ones) instead of every tile"},
-        {"isa", true, "LIST  instruction sets to measure (default: every usable vector ISA; add scalar explicitly)"},
-        {"out", true, "TYPE  s8 (default: requantized with one fp32 scale, the peers' math) or s32"},
-        {"json", false, "one JSON object per line instead of the table"},
-        {"min-time", true, "S  minimum seconds per repetition (default 0.1)"},
-        {"repetitions", true, "N  timed repetitions, interleaved at random with the other cases' (default 5); the median is reported"},
-        // conv2d shape options, parsed by bench_conv2d.cc.
-        {"stride", true, "S  conv2d stride"},
-        {"pad", true, "P  conv2d padding (all sides)"},
-        {"groups", true, "G  conv2d groups"},
-        {"workload", true, "KEY  a workload key instead of the shape options"},
-        {"input", true, "N,H,W,C  conv2d input shape (NHWC)"},
-        {"out-c", true, "K  conv2d output channels"},
-        {"kernel", true, "KHxKW  conv2d kernel, e.g. 3x3"},
-        {"layer", true, "FILE:NAME  conv2d layer of a network table, e.g. workloads/resnet50.json:layer2.0.conv2"},
-    },
+    std::string("qtune bench [--op gemm] (--m M --n N --k K | --workload KEY | --shapes default) [--threads 1,2] [--json]\n"
+                "       qtune bench --op conv2d (--input N,H,W,C --out-c K [--kernel KHxKW] [--stride S|SHxSW] "
+                "[--pad P|T,B,L,R] [--dilation D|DHxDW] [--groups G]\n"
+                "                               | --layer FILE:NAME | --workload KEY) [--threads 1,2] [--json]"),
+    qtune::cli::with_operator_options(
+        {
+            {"shapes", true, "SET  'default': the issue's shapes (GEMM: 5625x192x720 256x256x256 1024x1024x1024 3136x144x24 784x128x1152)"},
+            {"layer", true, "FILE:NAME  conv2d layer of a network table, e.g. workloads/resnet50.json:layer2.0.conv2"},
+            {"threads", true, "LIST  thread counts, e.g. 1,2 (default 1)"},
+            {"config", true, "KEY[,KEY...]  GEMM: time exactly these configurations (e.g. tuned ones) instead of every tile"},
+            {"isa", true, "LIST  instruction sets to measure (default: every usable vector ISA; add scalar explicitly)"},
+            {"out", true, "TYPE  s8 (default: requantized with one fp32 scale, the peers' math) or s32"},
+            {"json", false, "one JSON object per line instead of the table"},
+            {"min-time", true, "S  minimum seconds per repetition (default 0.1)"},
+            {"repetitions", true, "N  timed repetitions, interleaved at random with the other cases' (default 5); the median is reported"},
+        },
+        "default gemm", false),
     qtune::cli::run_bench);

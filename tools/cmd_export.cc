@@ -20,7 +20,8 @@ int run_export(const qtune::cli::Args& args) {
   const auto target = qtune::cli::resolve_target_option(args);
   const auto output = args.value("o");
   return qtune::cli::run_with_data_errors(args, [&] {
-    const TuningDb db = TuningDb::open(db_path, OpenMode::read_only);
+    TuningDb db = TuningDb::open(db_path, OpenMode::read_only);
+    db.set_validators(qtune::cli::search_space_validators());  // keys of older rows in today's spelling
     if (!output) {
       export_log(db, std::cout, selection, target);
       return 0;

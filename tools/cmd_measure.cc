@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "operator_options.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/measure/measure.h"
+#include "qtune/measure/number_text.h"
 #include "qtune/search_space/operator_spaces.h"
 
 namespace {
@@ -14,16 +16,11 @@ namespace {
 using qtune::cli::Args;
 using qtune::cli::UsageError;
 
-std::string format_seconds(double s) {
-  char buffer[64];
-  if (s >= 1) std::snprintf(buffer, sizeof buffer, "%.3f s", s);
-  else if (s >= 1e-3) std::snprintf(buffer, sizeof buffer, "%.3f ms", s * 1e3);
-  else std::snprintf(buffer, sizeof buffer, "%.2f us", s * 1e6);
-  return buffer;
-}
+std::string format_seconds(double seconds) { return qtune::format_time_ns(seconds * 1e9); }
 
 int run_measure(const Args& args) {
-  const std::string workload_key = args.required("workload");
+  const qtune::Workload workload = qtune::cli::workload_from_options(args);
+  const std::string workload_key = workload.key();
   std::string config_key = args.required("config");
   qtune::MeasureSettings settings = args.flag("stable") ? qtune::MeasureSettings::stable() : qtune::MeasureSettings::tuning();
   settings.repetitions = static_cast<int>(args.int_or("repetitions", settings.repetitions, 1, 100000));
@@ -35,13 +32,7 @@ int run_measure(const Args& args) {
   if (args.flag("flush-cache")) settings.flush_cache = true;
   if (args.flag("no-check")) settings.check_correctness = false;
 
-  if (config_key == "default") {
-    try {
-      config_key = qtune::default_config(qtune::Workload::parse_key(workload_key), qtune::cpu_features()).key();
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-  }
+  if (config_key == "default") config_key = qtune::default_config(workload, qtune::cpu_features()).key();
   qtune::MeasureResult result;
   if (args.flag("in-process")) {
     result = qtune::measure_in_process(workload_key, config_key, settings);
@@ -53,12 +44,7 @@ int run_measure(const Args& args) {
     std::cout << qtune::to_json(result).dump(2) << "\n";
     return result.ok() ? 0 : 1;
   }
-  std::string what = workload_key;
-  try {
-    what = qtune::Workload::parse_key(workload_key).describe();
-  } catch (const std::invalid_argument&) {
-  }
-  std::cout << "workload: " << what << "\nconfig:   " << config_key << "\n";
+  std::cout << "workload: " << workload.describe() << "\nconfig:   " << config_key << "\n";
   if (!result.ok()) {
     std::cout << "error:    " << qtune::to_string(result.error) << ": " << result.error_message << "\n";
     return 1;
@@ -78,18 +64,20 @@ int run_measure(const Args& args) {
 }  // namespace
 
 QTUNE_COMMAND("measure", "check one configuration against the reference and time it on this CPU",
-              "qtune measure --workload KEY --config KEY|default [--repetitions N] [--stable] [--json]",
-              {{"workload", true, "KEY  workload key (see 'qtune space')"},
-               {"config", true, "KEY  configuration key, or 'default' for the untuned default"},
-               {"repetitions", true, "N  timed repetitions (tuning default 3)"},
-               {"min-time", true, "SECONDS  minimum time per repetition (tuning default 0.01)"},
-               {"warmup", true, "SECONDS  warm-up before timing (tuning default 0.01)"},
-               {"timeout", true, "SECONDS  time limit of the isolated worker (tuning default 30)"},
-               {"pin-cpu", true, "CPU  pin the measuring thread to this CPU"},
-               {"seed", true, "N  seed of inputs and quantization parameters (default 1)"},
-               {"stable", false, "use the stable (final/benchmark) settings instead of the tuning ones"},
-               {"flush-cache", false, "flush the caches before each repetition"},
-               {"no-check", false, "skip the correctness check"},
-               {"in-process", false, "measure in this process instead of an isolated worker"},
-               {"json", false, "print the result as JSON"}},
+              std::string("qtune measure (") + qtune::cli::kOperatorUsage +
+                  ") --config KEY|default [--repetitions N] [--stable] [--json]",
+              qtune::cli::with_operator_options(
+                  {{"config", true, "KEY  configuration key, or 'default' for the untuned default"},
+                   {"repetitions", true, "N  timed repetitions (tuning default 3)"},
+                   {"min-time", true, "SECONDS  minimum time per repetition (tuning default 0.01)"},
+                   {"warmup", true, "SECONDS  warm-up before timing (tuning default 0.01)"},
+                   {"timeout", true, "SECONDS  time limit of the isolated worker (tuning default 30)"},
+                   {"pin-cpu", true, "CPU  pin the measuring thread to this CPU"},
+                   {"seed", true, "N  seed of inputs and quantization parameters (default 1)"},
+                   {"stable", false, "use the stable (final/benchmark) settings instead of the tuning ones"},
+                   {"flush-cache", false, "flush the caches before each repetition"},
+                   {"no-check", false, "skip the correctness check"},
+                   {"in-process", false, "measure in this process instead of an isolated worker"},
+                   {"json", false, "print the result as JSON"}},
+                  "or --workload KEY", true),
               run_measure);

@@ -12,6 +12,7 @@
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/target_compatibility.h"
 #include "qtune/search_space/workload.h"
+#include "qtune/measure/number_text.h"
 #include "records_cli.h"
 
 namespace {
@@ -19,20 +20,6 @@ namespace {
 using qtune::records::BestRecord;
 using qtune::records::MeasurementFilter;
 using qtune::records::TuningDb;
-
-std::string human_time(double ns) {
-  char buffer[32];
-  if (ns < 1e3) {
-    std::snprintf(buffer, sizeof buffer, "%.0f ns", ns);
-  } else if (ns < 1e6) {
-    std::snprintf(buffer, sizeof buffer, "%.2f us", ns / 1e3);
-  } else if (ns < 1e9) {
-    std::snprintf(buffer, sizeof buffer, "%.2f ms", ns / 1e6);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.2f s", ns / 1e9);
-  }
-  return buffer;
-}
 
 std::string padded(const std::string& text, std::size_t width) {
   return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
@@ -108,7 +95,7 @@ int list(const qtune::cli::Args& args, const TuningDb& db, const MeasurementFilt
     char target[16];  // snprintf rather than "T" + to_string: GCC 12 misreports -Wrestrict there
     std::snprintf(target, sizeof target, "T%d", target_number[m.target_key]);
     std::cout << "  " << padded(workload_names.count(m.workload_key) ? workload_names[m.workload_key] : m.workload_key, 34)
-              << padded(target, 7) << padded(human_time(m.stats->median_ns), 11)
+              << padded(target, 7) << padded(qtune::format_time_ns(m.stats->median_ns), 11)
               << padded(gops, 9) << padded(std::to_string(b.trials), 6) << padded(std::to_string(b.failures), 7)
               << m.config_key << "\n";
   }
@@ -156,7 +143,8 @@ int run_query(const qtune::cli::Args& args) {
   // when nothing was tuned for exactly it (a pinned CI job, QTUNE_ISAS); a named KEY is exact.
   const bool this_process = !args.value("target") || *args.value("target") == "current";
   return qtune::cli::run_with_data_errors(args, [&] {
-    const TuningDb db = TuningDb::open(db_path, qtune::records::OpenMode::read_only);
+    TuningDb db = TuningDb::open(db_path, qtune::records::OpenMode::read_only);
+    db.set_validators(qtune::cli::search_space_validators());  // keys of older rows in today's spelling
     if (required && this_process) {
       std::vector<std::string> keys;
       for (const auto& t : db.targets()) keys.push_back(t.key);

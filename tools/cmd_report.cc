@@ -87,7 +87,8 @@ int run_report(const qtune::cli::Args& args) {
   const auto output = args.value("o");
 
   return qtune::cli::run_with_data_errors(args, [&] {
-    const TuningDb db = open_for_report(db_path);
+    TuningDb db = open_for_report(db_path);
+    db.set_validators(qtune::cli::search_space_validators());  // keys of older rows in today's spelling
     qtune::reports::ReportData data;
     try {
       data = qtune::reports::gather_report_data(db, options);

@@ -20,12 +20,12 @@
 #include "interleaved_timing.h"
 #include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/measure/number_text.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/network_runs.h"
 #include "qtune/records/tuning_db.h"
 #include "qtune/runtime/runtime.h"
 #include "qtune/search_space/operator_spaces.h"
-#include "qtune/search_space/target.h"
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/workload.h"
 #include "records_cli.h"
@@ -177,11 +177,7 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   return r;
 }
 
-std::string ms(double ns) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(3) << ns / 1e6;
-  return out.str();
-}
+std::string ms(double ns) { return qtune::fixed(ns / 1e6, 3); }
 
 // Half the interquartile range as a share of the median: "3%".
 std::string spread(const qtune::cli::CaseTiming& t) {

@@ -5,10 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "cli.h"
 #include "model_cli.h"
@@ -22,6 +20,7 @@
 #include "qtune/tuner/session.h"
 #include "qtune/tuner/session_summary.h"
 #include "qtune/tuner/shard_partition.h"
+#include "operator_options.h"
 #include "records_cli.h"
 
 namespace {
@@ -55,122 +54,15 @@ class SigintGuard {
   struct sigaction previous_ {};
 };
 
-std::vector<std::int64_t> parse_int_list(const std::string& option, const std::string& text, char separator) {
-  std::vector<std::int64_t> values;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, separator)) {
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 0)
-      throw UsageError("option --" + option + ": '" + text + "' is not a list of non-negative integers");
-    if (errno == ERANGE || v > qtune::kMaxDimension)
-      throw UsageError("option --" + option + ": " + item + " exceeds the largest dimension qtune accepts, " +
-                       std::to_string(qtune::kMaxDimension));
-    values.push_back(v);
-  }
-  if (!text.empty() && text.back() == separator)
-    throw UsageError("option --" + option + ": '" + text + "' ends with '" + separator + "'");
-  return values;
-}
-
-// "3x3" or "3" -> {3, 3}; likewise for strides and dilations.
-std::pair<std::int64_t, std::int64_t> parse_pair(const Args& args, const std::string& option, std::int64_t fallback) {
-  const auto text = args.value(option);
-  if (!text) return {fallback, fallback};
-  const auto v = parse_int_list(option, *text, 'x');
-  if (v.size() == 1) return {v[0], v[0]};
-  if (v.size() == 2) return {v[0], v[1]};
-  throw UsageError("option --" + option + ": expected N or HxW, got '" + *text + "'");
-}
-
-qtune::QuantKind quant_from_args(const Args& args) {
-  qtune::QuantKind q;
-  if (auto a = args.value("a-type")) {
-    auto t = qtune::parse_dtype(*a);
-    if (!t || *t == qtune::DType::s32) throw UsageError("option --a-type: expected u8 or s8, got '" + *a + "'");
-    q.a_type = *t;
-  }
-  if (auto o = args.value("out-type")) {
-    auto t = qtune::parse_dtype(*o);
-    if (!t) throw UsageError("option --out-type: expected s8, u8 or s32, got '" + *o + "'");
-    q.out_type = *t;
-  }
-  if (auto r = args.value("rounding")) {
-    auto mode = qtune::parse_rounding_mode(*r);
-    if (!mode) throw UsageError("option --rounding: expected tflite, upward, tonearest, arm or fp32, got '" + *r + "'");
-    q.rounding = *mode;
-  }
-  q.per_channel = !args.flag("per-tensor");
-  return q;
-}
-
-// The single layer described by --op and the shape options.
-qtune::Layer layer_from_args(const Args& args) {
-  const std::string op = args.required("op");
-  qtune::Workload w;
-  w.quant = quant_from_args(args);
-  auto forbid = [&](std::initializer_list<const char*> options) {
-    for (const char* o : options) {
-      if (args.value(o)) throw UsageError("option --" + std::string(o) + " does not apply to --op " + op);
-    }
-  };
-  if (op == "gemm") {
-    forbid({"input", "out-c", "kernel", "stride", "pad", "groups", "dilation"});
-    w.op = qtune::OpKind::gemm;
-    w.m = args.int_or("m", 0, 1, 1LL << 31);
-    w.n = args.int_or("n", 0, 1, 1LL << 31);
-    w.k = args.int_or("k", 0, 1, 1LL << 31);
-    if (w.m == 0 || w.n == 0 || w.k == 0) throw UsageError("--op gemm needs --m, --n and --k");
-  } else if (op == "conv2d") {
-    forbid({"m", "n", "k"});
-    w.op = qtune::OpKind::conv2d;
-    const auto input = parse_int_list("input", args.required("input"), ',');
-    if (input.size() != 4) throw UsageError("option --input: expected N,H,W,C (NHWC), got '" + args.required("input") + "'");
-    w.batch = input[0];
-    w.in_h = input[1];
-    w.in_w = input[2];
-    w.in_c = input[3];
-    w.out_c = args.int_or("out-c", 0, 1, 1LL << 24);
-    if (w.out_c == 0) throw UsageError("--op conv2d needs --out-c");
-    std::tie(w.kernel_h, w.kernel_w) = parse_pair(args, "kernel", 1);
-    std::tie(w.stride_h, w.stride_w) = parse_pair(args, "stride", 1);
-    std::tie(w.dilation_h, w.dilation_w) = parse_pair(args, "dilation", 1);
-    if (auto pad = args.value("pad")) {
-      const auto p = parse_int_list("pad", *pad, ',');
-      if (p.size() == 1) {
-        w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = p[0];
-      } else if (p.size() == 4) {
-        w.pad_top = p[0];
-        w.pad_bottom = p[1];
-        w.pad_left = p[2];
-        w.pad_right = p[3];
-      } else {
-        throw UsageError("option --pad: expected P or TOP,BOTTOM,LEFT,RIGHT, got '" + *pad + "'");
-      }
-    }
-    w.groups = args.int_or("groups", 1, 1, 1LL << 24);
-  } else {
-    throw UsageError("option --op: expected gemm or conv2d, got '" + op + "'");
-  }
-  try {
-    w.validate();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  return qtune::Layer{w.describe(), w, 1};
-}
-
 std::vector<qtune::Layer> layers_from_args(const Args& args, std::string& network) {
   std::vector<qtune::Layer> layers;
   const auto file = args.value("workloads"), model = args.value("model");
   if (file && model) throw UsageError("give either --workloads FILE or --model FILE, not both");
   if (file || model) {
-    for (const char* o : {"op", "m", "n", "k", "input", "out-c", "kernel", "stride", "pad", "groups", "dilation",
-                          "a-type", "out-type", "per-tensor"}) {
+    for (const char* o : {"workload", "op", "a-type", "out-type", "per-tensor"}) {
       if (args.value(o)) throw UsageError("give either --workloads/--model FILE or one layer (--op ...), not both (--" + std::string(o) + ")");
     }
+    if (qtune::cli::operator_shape_given(args)) throw UsageError("give either --workloads FILE or one layer (--op ...), not both");
     qtune::WorkloadFile loaded;
     if (model) {
       loaded = qtune::cli::model_workload_file(*model, args);  // a model that cannot be read: exit 1, its error
@@ -185,13 +77,14 @@ std::vector<qtune::Layer> layers_from_args(const Args& args, std::string& networ
     layers = std::move(loaded.layers);
     // As `qtune run --rounding`: the whole network in one rounding (fp32: oneDNN's math).
     if (args.value("rounding")) {
-      const qtune::RoundingMode mode = quant_from_args(args).rounding;
+      const qtune::RoundingMode mode = qtune::cli::quantization_from_options(args).rounding;
       for (auto& layer : layers) layer.workload.quant.rounding = mode;
     }
-  } else if (args.value("op")) {
-    layers.push_back(layer_from_args(args));
+  } else if (args.value("op") || args.value("workload")) {
+    const qtune::Workload w = qtune::cli::workload_from_options(args);
+    layers.push_back(qtune::Layer{w.describe(), w, 1});
   } else {
-    throw UsageError("nothing to tune: give --workloads FILE, --model FILE or one layer with --op gemm|conv2d and its shape");
+    throw UsageError("nothing to tune: give --workloads FILE, --model FILE or one layer (--op gemm|conv2d and its shape, or --workload KEY)");
   }
   if (layers.empty()) throw UsageError("the workload file has no layers");
   if (args.value("threads")) {
@@ -213,28 +106,12 @@ std::string command_line(const Args& args, const std::vector<qtune::cli::OptionS
 }
 
 const std::vector<qtune::cli::OptionSpec>& tune_options() {
-  static const std::vector<qtune::cli::OptionSpec> options = {
+  static const std::vector<qtune::cli::OptionSpec> options = [] {
+    std::vector<qtune::cli::OptionSpec> own = {
       {"db", true, "FILE  the tuning database (created if missing); results are committed as they come"},
       {"workloads", true, "FILE  tune every layer of a network file (workloads/*.json)"},
       {"model", true, "FILE  tune every quantized conv / matmul layer of an ONNX model (as qtune workloads --from-model)"},
       qtune::cli::input_shape_option(),
-      {"op", true, "OP  tune one layer: gemm or conv2d"},
-      {"m", true, "M  gemm rows of A and C"},
-      {"n", true, "N  gemm columns of B and C"},
-      {"k", true, "K  gemm depth"},
-      {"input", true, "N,H,W,C  conv2d input shape (NHWC)"},
-      {"out-c", true, "K  conv2d output channels"},
-      {"kernel", true, "KHxKW  conv2d window (default 1x1)"},
-      {"stride", true, "S|SHxSW  conv2d stride (default 1)"},
-      {"pad", true, "P|T,B,L,R  conv2d padding (default 0)"},
-      {"dilation", true, "D|DHxDW  conv2d dilation (default 1)"},
-      {"groups", true, "G  conv2d groups (input channels for depthwise; default 1)"},
-      {"a-type", true, "u8|s8  activation type (default u8)"},
-      {"out-type", true, "s8|u8|s32  output type (default s8; s32 = no requantization)"},
-      {"rounding", true,
-       "MODE  requantization rounding: tflite, upward, tonearest, arm, fp32 (default tflite; with --workloads: "
-       "every layer's, instead of the file's)"},
-      {"per-tensor", false, "one output scale per tensor instead of per channel"},
       {"strategy", true, "S  grid, random or model (default model: cost model + simulated annealing)"},
       {"trials", true, "N  trials per layer, counting those already in the database (default 32)"},
       {"total-trials", true, "N  trials shared by all layers, given where they cut the network's time most"},
@@ -249,7 +126,13 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
                         "measurements; the best is their median (default 3; 0 = off)"},
       {"no-transfer", false, "model strategy: do not start from similar shapes tuned before"},
       {"quiet", false, "print only the summary"},
-  };
+    };
+    auto all = qtune::cli::with_operator_options(std::move(own), "tune one layer, instead of --workloads", true);
+    for (auto& spec : all) {
+      if (spec.name == "rounding") spec.help += "; with --workloads: every layer's, instead of the file's";
+    }
+    return all;
+  }();
   return options;
 }
 
@@ -334,8 +217,9 @@ int run_tune(const Args& args) {
 }  // namespace
 
 QTUNE_COMMAND("tune", "tune layers on this CPU into the tuning database (resumable)",
-              "qtune tune --db FILE (--workloads FILE | --model FILE [--input-shape NAME=DIMS] | --op gemm --m M --n N --k K | --op conv2d --input N,H,W,C "
-              "--out-c K [--kernel 3x3] [--stride S] [--pad P] [--groups G]) [--strategy grid|random|model] "
+              std::string("qtune tune --db FILE (--workloads FILE | --model FILE [--input-shape NAME=DIMS] | ") +
+                  qtune::cli::kOperatorUsage +
+                  ") [--a-type u8|s8] [--out-type s8|u8|s32] [--per-tensor] [--rounding MODE] [--strategy grid|random|model] "
               "[--trials N | --total-trials N] [--time-budget SECONDS] [--early-stop N] [--threads T] [--seed N] "
               "[--shard I/N] [--remeasure] [--confirm N] [--quiet]",
               tune_options(), run_tune);

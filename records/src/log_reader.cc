@@ -66,7 +66,7 @@ class LineParser {
     if (have_target && validators_.target) validate("target", [&] { validators_.target(out.target_key); });
     // A configuration is only meaningful for a known workload (its op decides the knobs).
     if (have_config && workload_valid && validators_.config)
-      validate("config", [&] { validators_.config(out.workload_key, out.config_key); });
+      validate("config", [&] { out.config_key = validators_.config(out.workload_key, out.config_key); });
     return problems_.empty();
   }
 

@@ -42,6 +42,7 @@ NetworkRunRecord checked(const TuningDb& db, const NetworkRunRecord& run) {
   if (!std::isfinite(run.median_ns) || run.median_ns <= 0) fail("median_ns", "must be a positive time");
   if (!std::isfinite(run.gops) || run.gops < 0) fail("gops", "must be a non-negative throughput");
   const auto& v = db.validators();
+  std::string config_key = run.config_key;
   try {
     if (v.workload) v.workload(run.workload_key);
   } catch (const std::exception& e) {
@@ -53,11 +54,12 @@ NetworkRunRecord checked(const TuningDb& db, const NetworkRunRecord& run) {
     fail("target", e.what());
   }
   try {
-    if (v.config && !run.config_key.empty()) v.config(run.workload_key, run.config_key);
+    if (v.config && !run.config_key.empty()) config_key = v.config(run.workload_key, run.config_key);
   } catch (const std::exception& e) {
     fail("config", e.what());
   }
   NetworkRunRecord out = run;
+  out.config_key = config_key;
   if (run.timestamp.empty()) {
     out.timestamp = utc_now_iso8601();
   } else if (auto canonical = canonical_timestamp(run.timestamp)) {

@@ -143,6 +143,24 @@ struct TuningDb::Impl {
     return s.column_int(0);
   }
 
+  // Rows written before a knob existed keep their key as recorded; a reader sees the key this
+  // build spells (the validators' canonical form), so that such a row and a newer one of the same
+  // configuration are one configuration (best selection, history). A key the validators reject
+  // (a knob this build lacks) is left as it is, for the reader to skip or report.
+  mutable std::map<std::pair<std::string, std::string>, std::string> canonical_configs;
+  void canonicalize_config(MeasurementRecord& r) const {
+    if (!validators.config) return;
+    auto [it, inserted] = canonical_configs.try_emplace({default_workload_summary(r.workload_key).op, r.config_key});
+    if (inserted) {
+      try {
+        it->second = validators.config(r.workload_key, r.config_key);
+      } catch (const std::exception&) {
+        it->second = r.config_key;
+      }
+    }
+    r.config_key = it->second;
+  }
+
   std::int64_t workload_id(const std::string& key) {
     if (auto id = find_id("workloads", key)) return *id;
     WorkloadSummary summary = validators.workload ? validators.workload(key) : default_workload_summary(key);
@@ -182,11 +200,11 @@ struct TuningDb::Impl {
     if (problems.empty()) {
       if (validators.workload) check_key("workload", [&] { validators.workload(record.workload_key); });
       if (validators.target) check_key("target", [&] { validators.target(record.target_key); });
-      if (validators.config && problems.empty())
-        check_key("config", [&] { validators.config(record.workload_key, record.config_key); });
     }
-    if (!problems.empty()) throw std::invalid_argument("invalid measurement: " + describe_problems(problems));
     MeasurementRecord out = record;
+    if (validators.config && problems.empty())
+      check_key("config", [&] { out.config_key = validators.config(record.workload_key, record.config_key); });
+    if (!problems.empty()) throw std::invalid_argument("invalid measurement: " + describe_problems(problems));
     out.timestamp = record.timestamp.empty() ? utc_now_iso8601() : *canonical_timestamp(record.timestamp);
     return out;
   }
@@ -276,7 +294,10 @@ TuningDb TuningDb::open(const std::string& path, OpenMode mode) {
 const std::string& TuningDb::path() const { return impl_->path; }
 bool TuningDb::read_only() const { return impl_->mode == OpenMode::read_only; }
 int TuningDb::schema_version() const { return impl_->schema_version; }
-void TuningDb::set_validators(KeyValidators validators) { impl_->validators = std::move(validators); }
+void TuningDb::set_validators(KeyValidators validators) {
+  impl_->validators = std::move(validators);
+  impl_->canonical_configs.clear();
+}
 const KeyValidators& TuningDb::validators() const { return impl_->validators; }
 
 std::int64_t TuningDb::begin_session(const SessionInfo& info) {
@@ -436,7 +457,10 @@ std::vector<MeasurementRecord> TuningDb::measurements(const MeasurementFilter& f
                       std::string("SELECT ") + kMeasurementColumns + kJoins + "WHERE " + where.sql + " ORDER BY m.id");
   bind_all(s, where.values);
   std::vector<MeasurementRecord> out;
-  while (s.step()) out.push_back(read_measurement(s));
+  while (s.step()) {
+    out.push_back(read_measurement(s));
+    impl_->canonicalize_config(out.back());
+  }
   return out;
 }
 

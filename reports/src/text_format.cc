@@ -14,13 +14,6 @@ std::string printf_string(const char* format, double value) {
 
 }  // namespace
 
-std::string format_time_ns(double ns) {
-  if (ns < 1e3) return printf_string("%.0f ns", ns);
-  if (ns < 1e6) return printf_string("%.2f us", ns / 1e3);
-  if (ns < 1e9) return printf_string("%.2f ms", ns / 1e6);
-  return printf_string("%.2f s", ns / 1e9);
-}
-
 std::string format_gops(std::optional<double> v) { return v ? printf_string("%.2f", *v) : "-"; }
 
 std::string format_speedup(std::optional<double> v) { return v ? printf_string("%.2fx", *v) : "-"; }

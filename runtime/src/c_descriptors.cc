@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "qtune/search_space/conv2d_geometry.h"
+
 namespace qtune::runtime::detail {
 namespace {
 
@@ -82,22 +84,7 @@ GemmProblem to_gemm_problem(const qtune_gemm_desc& desc, bool has_bias) {
 
 Conv2dProblem to_conv2d_problem(const qtune_conv2d_desc& desc, bool has_bias) {
   Conv2dProblem p;
-  p.batch = desc.batch;
-  p.in_h = desc.in_h;
-  p.in_w = desc.in_w;
-  p.in_c = desc.in_c;
-  p.out_c = desc.out_c;
-  p.kernel_h = desc.kernel_h;
-  p.kernel_w = desc.kernel_w;
-  p.stride_h = desc.stride_h;
-  p.stride_w = desc.stride_w;
-  p.dilation_h = desc.dilation_h;
-  p.dilation_w = desc.dilation_w;
-  p.pad_top = desc.pad_top;
-  p.pad_bottom = desc.pad_bottom;
-  p.pad_left = desc.pad_left;
-  p.pad_right = desc.pad_right;
-  p.groups = desc.groups;
+  copy_conv2d_geometry(desc, p);
   p.has_bias = has_bias;
   apply_quant(desc.quant, desc.out_c, p);
   p.validate();

@@ -114,7 +114,8 @@ Runtime Runtime::from_entries(const std::vector<TunedConfig>& entries, RuntimeOp
 }
 
 Runtime Runtime::from_database(const std::string& path, RuntimeOptions options) {
-  const auto db = records::TuningDb::open(path, records::OpenMode::read_only);
+  auto db = records::TuningDb::open(path, records::OpenMode::read_only);
+  db.set_validators(search_space_validators());  // a row written before a knob existed reads with its default
   std::vector<TunedConfig> entries;
   for (const records::BestRecord& best : db.all_best()) {
     const records::MeasurementRecord& m = best.measurement;

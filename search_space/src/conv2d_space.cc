@@ -78,7 +78,13 @@ std::vector<Knob> depthwise_knobs() {
   return {ctile, wtile};
 }
 
-bool is_depthwise(const Workload& w) { return w.groups == w.in_c && w.groups > 1 && w.out_c % w.in_c == 0; }
+// The kernels' defaults of both kinds of algorithm: the GEMM knobs' from the default algorithm,
+// the dw_* knobs' from the depthwise one.
+std::vector<Config> kernel_defaults() {
+  Conv2dConfig depthwise;
+  depthwise.algo = ConvAlgo::depthwise;
+  return {from_conv2d_config(Conv2dConfig{}), from_conv2d_config(depthwise)};
+}
 
 bool is_pointwise(const Workload& w) {
   return w.kernel_h == 1 && w.kernel_w == 1 && w.stride_h == 1 && w.stride_w == 1 && w.pad_top == 0 &&
@@ -95,6 +101,7 @@ KnobSpace conv2d_full_space() {
   for (Knob& k : gemm_blocking_knobs(all, std::nullopt, "algo", kGemmAlgos)) knobs.push_back(std::move(k));
   for (Knob& k : depthwise_knobs()) knobs.push_back(std::move(k));
   knobs.push_back(threads_knob(std::nullopt));
+  set_default_values(knobs, kernel_defaults());
   return KnobSpace("conv2d", std::move(knobs), {gemm_tile_constraint});
 }
 
@@ -107,7 +114,7 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
   const std::int64_t oh = problem->out_h(), ow = problem->out_w();
   const GemmShape shape{w.batch * oh * ow, w.out_c / w.groups, w.kernel_h * w.kernel_w * (w.in_c / w.groups),
                         w.quant.out_type != DType::s32, w.threads};
-  if (is_depthwise(w)) {
+  if (problem->depthwise()) {
     // A depthwise layer runs the direct kernel only: the GEMM knobs never apply and are left out.
     Knob algo{"algo", {"depthwise"}, "convolution algorithm (or a library computing the layer)", false};
     for (const std::string& library : offered_libraries(w, *problem)) algo.values.push_back(library);
@@ -125,6 +132,7 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
     for (Knob& k : gemm_blocking_knobs(isas, shape, "algo", kGemmAlgos)) knobs.push_back(std::move(k));
   }
   knobs.push_back(threads_knob(shape));
+  set_default_values(knobs, kernel_defaults());
   auto kernel_check = [problem](const Config& config) -> std::string {
     if (to_library_config(config)) return "";  // offered only where the library is exact
     const Conv2dConfig c = to_conv2d_config(config);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 namespace qtune::detail {
@@ -139,6 +140,18 @@ std::string gemm_tile_constraint(const Config& config) {
   if (!kc_fits) return "kc=" + std::to_string(kc) + " is not a multiple of the " + *isa_name + " " + *tile +
                        " microkernel's k group (" + std::to_string(*groups.begin()) + ")";
   return "";
+}
+
+void set_default_values(std::vector<Knob>& knobs, const std::vector<Config>& kernel_defaults) {
+  for (Knob& knob : knobs) {
+    for (const Config& config : kernel_defaults) {
+      if (const std::string* value = find_value(config, knob.name)) {
+        knob.default_value = *value;
+        break;
+      }
+    }
+    if (knob.default_value.empty()) throw std::logic_error("knob '" + knob.name + "' has no kernel default");
+  }
 }
 
 GemmConfig read_gemm_knobs(const Config& config) {

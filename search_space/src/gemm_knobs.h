@@ -36,6 +36,11 @@ Knob threads_knob(const std::optional<GemmShape>& shape);
 // compiled that isa's family) and kc is a multiple of the microkernel's k group. "" when valid.
 std::string gemm_tile_constraint(const Config& config);
 
+// Sets each knob's default_value to its value in the first of `kernel_defaults` that has it: the
+// configurations of the kernels' own defaults (GemmConfig{}, Conv2dConfig{}), which is what the
+// kernels did before a knob let a key choose. std::logic_error for a knob none of them holds.
+void set_default_values(std::vector<Knob>& knobs, const std::vector<Config>& kernel_defaults);
+
 // The GEMM part of a configuration (isa, tile, kc, mc, nc, pack_a, fuse, threads).
 // read_gemm_knobs needs every GEMM knob; write_gemm_blocking_knobs gives tile..fuse only.
 GemmConfig read_gemm_knobs(const Config& config);

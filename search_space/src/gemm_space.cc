@@ -21,6 +21,7 @@ KnobSpace gemm_full_space() {
   std::vector<Knob> knobs{isa_knob(all)};
   for (Knob& k : gemm_blocking_knobs(all, std::nullopt)) knobs.push_back(std::move(k));
   knobs.push_back(threads_knob(std::nullopt));
+  set_default_values(knobs, {from_gemm_config(GemmConfig{})});
   return KnobSpace("gemm", std::move(knobs), {gemm_tile_constraint});
 }
 
@@ -31,6 +32,7 @@ KnobSpace gemm_space_for(const Workload& workload, const CpuFeatures& cpu) {
   std::vector<Knob> knobs{isa_knob(isas)};
   for (Knob& k : gemm_blocking_knobs(isas, shape)) knobs.push_back(std::move(k));
   knobs.push_back(threads_knob(shape));
+  set_default_values(knobs, {from_gemm_config(GemmConfig{})});
   // The kernels' own check is the final word where it can be asked: for instruction sets this
   // process can execute (`cpu` may describe another machine; then the declarative rules decide).
   auto kernel_check = [problem](const Config& config) -> std::string {

@@ -2,6 +2,7 @@
 // neighbours, features). Nothing here knows about particular operators.
 #include "qtune/search_space/knob_space.h"
 
+#include "qtune/search_space/key_hash.h"
 #include "qtune/search_space/key_text.h"
 
 #include <algorithm>
@@ -78,15 +79,7 @@ constexpr int kRejectionAttempts = 200000;
 Config::Config(std::vector<std::pair<std::string, std::string>> assignments)
     : assignments_(std::move(assignments)), key_(make_key(assignments_)) {}
 
-std::uint64_t Config::hash() const {
-  // FNV-1a, 64 bit: fixed constants, so the value is the same on every machine and run.
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : key_) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+std::uint64_t Config::hash() const { return key_hash(key_); }
 
 const std::string& Config::get(const std::string& knob) const {
   for (const auto& [name, value] : assignments_) {
@@ -124,6 +117,9 @@ KnobSpace::KnobSpace(std::string op, std::vector<Knob> knobs, std::vector<Constr
                                   "', which is not an earlier knob");
     if (!seen.insert(k.name).second) throw std::invalid_argument("space " + op_ + ": knob '" + k.name + "' twice");
     if (k.values.empty()) throw std::invalid_argument("space " + op_ + ": knob '" + k.name + "' has no values");
+    if (k.default_value.empty() || k.default_value.find_first_of(";= ") != std::string::npos)
+      throw std::invalid_argument("space " + op_ + ": knob '" + k.name + "' has no usable default value ('" +
+                                  k.default_value + "'), which keys written before it existed need");
     std::set<std::string> distinct;
     for (const auto& v : k.values) {
       if (v.empty() || v.find_first_of(";= ") != std::string::npos)
@@ -177,6 +173,8 @@ std::string KnobSpace::check(const Config& config) const {
 
 Config KnobSpace::parse(const std::string& key) const {
   if (std::string problem = key_text_problem("configuration", key); !problem.empty()) throw InvalidConfig(problem);
+  // Not "every knob at its default": no qtune ever wrote an empty key, so it is a mistake.
+  if (key.empty()) throw InvalidConfig("empty configuration key for " + op_);
   std::map<std::string, std::string> given;
   std::size_t start = 0;
   while (start <= key.size() && !key.empty()) {
@@ -201,11 +199,12 @@ Config KnobSpace::parse(const std::string& key) const {
                             k.depends_on + " in " + join(k.when, "|") + ")");
       continue;
     }
-    if (it == given.end()) throw InvalidConfig("missing knob '" + k.name + "' in configuration '" + key + "'");
-    if (!contains(k.values, it->second))
-      throw InvalidConfig("bad value " + k.name + "=" + it->second + " for " + op_ +
-                          " (allowed: " + join(k.values, ", ") + ")");
-    assignments.emplace_back(k.name, it->second);
+    const bool defaulted = it == given.end();
+    const std::string& value = defaulted ? k.default_value : it->second;
+    if (!contains(k.values, value))
+      throw InvalidConfig("bad value " + k.name + "=" + value + (defaulted ? " (the default for keys without it)" : "") +
+                          " for " + op_ + " (allowed: " + join(k.values, ", ") + ")");
+    assignments.emplace_back(k.name, value);
   }
   Config config(std::move(assignments));
   for (const auto& constraint : constraints_) {

@@ -4,6 +4,7 @@
 
 #include "key_fields.h"
 #include "qtune/kernels/limits.h"
+#include "qtune/search_space/conv2d_geometry.h"
 #include "qtune/search_space/key_text.h"
 
 #include <algorithm>
@@ -129,22 +130,7 @@ void require_layer_fits(std::uint64_t bytes, const std::string& shape_fields) {
 // validate() measures against the size limits and conv2d_problem() completes.
 Conv2dProblem conv2d_shape(const Workload& w) {
   Conv2dProblem p;
-  p.batch = w.batch;
-  p.in_h = w.in_h;
-  p.in_w = w.in_w;
-  p.in_c = w.in_c;
-  p.out_c = w.out_c;
-  p.kernel_h = w.kernel_h;
-  p.kernel_w = w.kernel_w;
-  p.stride_h = w.stride_h;
-  p.stride_w = w.stride_w;
-  p.dilation_h = w.dilation_h;
-  p.dilation_w = w.dilation_w;
-  p.pad_top = w.pad_top;
-  p.pad_bottom = w.pad_bottom;
-  p.pad_left = w.pad_left;
-  p.pad_right = w.pad_right;
-  p.groups = w.groups;
+  copy_conv2d_geometry(w, p);
   return p;
 }
 

@@ -92,6 +92,7 @@ inline KeyValidators test_validators() {
       for (const char* k : kKnobs) known |= knob == k;
       if (!known) throw std::invalid_argument("unknown knob '" + knob + "'");
     }
+    return key;
   };
   return v;
 }

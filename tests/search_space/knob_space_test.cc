@@ -11,11 +11,11 @@ namespace {
 
 // algo in {a, b}; size only for algo=a; block numeric; constraint: block=8 needs size!=big.
 KnobSpace toy_space() {
-  Knob algo{"algo", {"a", "b"}, "algorithm", false};
-  Knob size{"size", {"small", "big"}, "only for algo=a", false};
+  Knob algo{"algo", {"a", "b"}, "algorithm", false, "a"};
+  Knob size{"size", {"small", "big"}, "only for algo=a", false, "small"};
   size.depends_on = "algo";
   size.when = {"a"};
-  Knob block{"block", {"0", "2", "8"}, "numeric", true};
+  Knob block{"block", {"0", "2", "8"}, "numeric", true, "0"};
   block.feature_values = {5.0, 1.0, 3.0};
   auto rule = [](const Config& c) -> std::string {
     for (const auto& [k, v] : c.assignments())
@@ -71,9 +71,6 @@ TEST(KnobSpace, ParseErrorsNameTheProblem) {
   EXPECT_NE(unknown.find("unknown knob 'colour'"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("algo, size, block"), std::string::npos) << unknown;
 
-  const std::string missing = parse_error(s, "algo=a;block=2");
-  EXPECT_NE(missing.find("missing knob 'size'"), std::string::npos) << missing;
-
   const std::string bad = parse_error(s, "algo=a;size=huge;block=2");
   EXPECT_NE(bad.find("size=huge"), std::string::npos) << bad;
   EXPECT_NE(bad.find("allowed: small, big"), std::string::npos) << bad;
@@ -87,7 +84,26 @@ TEST(KnobSpace, ParseErrorsNameTheProblem) {
   EXPECT_NE(parse_error(s, "algo=a;algo=b;size=big;block=0").find("given twice"), std::string::npos);
   EXPECT_NE(parse_error(s, "algo=a;size;block=0").find("malformed item 'size'"), std::string::npos);
   EXPECT_NE(parse_error(s, "algo=a;size=big;block=0;").find("malformed"), std::string::npos);
-  EXPECT_NE(parse_error(s, "").find("missing knob 'algo'"), std::string::npos);
+  EXPECT_NE(parse_error(s, "").find("empty configuration"), std::string::npos);
+}
+
+// A key written before a knob existed lacks it: it reads with the knob's default, as long as that
+// default is a value of the space; unknown knobs and values stay errors.
+TEST(KnobSpace, KeysWithoutANewerKnobReadWithItsDefault) {
+  const KnobSpace s = toy_space();
+  EXPECT_EQ(s.parse("algo=a;block=2").key(), "algo=a;size=small;block=2");
+  EXPECT_EQ(s.parse("algo=b").key(), "algo=b;block=0");
+  EXPECT_EQ(s.parse("block=8").key(), "algo=a;size=small;block=8");
+  EXPECT_NE(parse_error(s, "algo=a;block=2;colour=red").find("unknown knob 'colour'"), std::string::npos);
+
+  Knob narrowed{"size", {"big"}, "a domain without the default", false, "small"};
+  const KnobSpace without_default("toy", {narrowed}, {});
+  EXPECT_NE(parse_error(without_default, "size=tiny").find("size=tiny"), std::string::npos);
+  Knob unrelated{"other", {"1"}, "", true, "1"};
+  const KnobSpace later("toy", {unrelated, narrowed}, {});
+  const std::string defaulted = parse_error(later, "other=1");
+  EXPECT_NE(defaulted.find("size=small (the default for keys without it)"), std::string::npos) << defaulted;
+  EXPECT_NE(defaulted.find("allowed: big"), std::string::npos) << defaulted;
 }
 
 TEST(KnobSpace, CheckReportsWhatParseWould) {
@@ -120,9 +136,9 @@ TEST(KnobSpace, RejectionSamplingOfLargeSpacesStaysUniform) {
   // must not over-represent configurations with fewer active knobs.
   std::vector<std::string> many;
   for (int i = 0; i < 1000; ++i) many.push_back(std::to_string(i));
-  Knob mode{"mode", {"x", "y"}, "", false};
-  Knob p{"p", many, "", true};
-  Knob q{"q", many, "", true};
+  Knob mode{"mode", {"x", "y"}, "", false, "x"};
+  Knob p{"p", many, "", true, "0"};
+  Knob q{"q", many, "", true, "0"};
   q.depends_on = "mode";
   q.when = {"x"};
   const KnobSpace s("big", {mode, p, q}, {});
@@ -172,21 +188,24 @@ TEST(KnobSpace, FeaturesHaveNamesOneHotAndNumericValues) {
   // Inactive knob: all zeros; block=8 has the explicit feature value 3.
   EXPECT_EQ(s.features(s.parse("algo=b;block=8")), (std::vector<double>{0, 1, 0, 0, 3.0}));
 
-  Knob tile{"tile", {"4x8", "8x16"}, "", false};
-  Knob kc{"kc", {"0", "64"}, "", true};
+  Knob tile{"tile", {"4x8", "8x16"}, "", false, "4x8"};
+  Knob kc{"kc", {"0", "64"}, "", true, "0"};
   const KnobSpace shaped("t", {tile, kc}, {});
   EXPECT_EQ(shaped.feature_names(), (std::vector<std::string>{"tile.rows", "tile.cols", "tile=4x8", "tile=8x16", "kc"}));
   EXPECT_EQ(shaped.features(shaped.parse("tile=8x16;kc=64")), (std::vector<double>{3, 4, 0, 1, 6}));
 }
 
 TEST(KnobSpace, RejectsMalformedDefinitions) {
-  EXPECT_THROW(KnobSpace("x", {Knob{"a", {}, "", false}}, {}), std::invalid_argument);
-  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"1", "1"}, "", false}}, {}), std::invalid_argument);
-  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"p;q"}, "", false}}, {}), std::invalid_argument);
-  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"z"}, "", true}}, {}), std::invalid_argument);
-  Knob late{"b", {"1"}, "", false};
+  EXPECT_THROW(KnobSpace("x", {Knob{"a", {}, "", false, "1"}}, {}), std::invalid_argument);
+  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"1", "1"}, "", false, "1"}}, {}), std::invalid_argument);
+  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"p;q"}, "", false, "1"}}, {}), std::invalid_argument);
+  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"z"}, "", true, "z"}}, {}), std::invalid_argument);
+  // Every knob says what a key without it means.
+  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"1"}, "", true}}, {}), std::invalid_argument);
+  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"1"}, "", true, "1;b=2"}}, {}), std::invalid_argument);
+  Knob late{"b", {"1"}, "", false, "1"};
   late.depends_on = "c";
-  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"1"}, "", false}, late, Knob{"c", {"1"}, "", false}}, {}),
+  EXPECT_THROW(KnobSpace("x", {Knob{"a", {"1"}, "", false, "1"}, late, Knob{"c", {"1"}, "", false, "1"}}, {}),
                std::invalid_argument);
 }
 

@@ -259,5 +259,22 @@ TEST(Conv2dSpace, LibraryConfigurationsParseEverywhere) {
   EXPECT_FALSE(to_library_config(default_config(conv(28, 128, 128, 3, 1), cpu_features())).has_value());
 }
 
+// What a key written before a knob existed means: the kernels' own default for that knob, a value
+// of the any-machine space, so that every older key reads as the configuration it was.
+TEST(OperatorSpaces, EveryKnobDefaultsToTheKernelsDefault) {
+  for (OpKind op : {OpKind::gemm, OpKind::conv2d}) {
+    const KnobSpace space = full_space(op);
+    for (const Knob& k : space.knobs()) {
+      EXPECT_NE(std::find(k.values.begin(), k.values.end(), k.default_value), k.values.end())
+          << k.name << "=" << k.default_value;
+    }
+  }
+  const GemmConfig g{};
+  EXPECT_EQ(full_space(OpKind::gemm).parse("isa=avx2").key(),
+            "isa=avx2;tile=" + std::to_string(g.mr) + "x" + std::to_string(g.nr) + ";kc=0;mc=0;nc=0;pack_a=1;fuse=1;threads=1");
+  EXPECT_EQ(full_space(OpKind::conv2d).parse("algo=depthwise;isa=scalar").key(),
+            "algo=depthwise;isa=scalar;dw_ctile=" + std::to_string(Conv2dConfig{}.dw_channel_tile) + ";dw_wtile=1;threads=1");
+}
+
 }  // namespace
 }  // namespace qtune

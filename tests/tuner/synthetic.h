@@ -13,11 +13,11 @@ namespace qtune::testing {
 
 inline KnobSpace synthetic_space() {
   std::vector<Knob> knobs = {
-      Knob{"tile", {"1", "2", "4", "8", "16", "32"}, "register tile", true, {}, {}, {}},
-      Knob{"block", {"16", "32", "64", "128", "256", "512", "1024"}, "cache block", true, {}, {}, {}},
-      Knob{"order", {"ijk", "ikj", "jik"}, "loop order", false, {}, {}, {}},
-      Knob{"pack", {"0", "1"}, "pack the panel", true, {}, {}, {}},
-      Knob{"prefetch", {"0", "64", "128", "256"}, "prefetch distance (only when packing)", true, "pack", {"1"}, {}},
+      Knob{"tile", {"1", "2", "4", "8", "16", "32"}, "register tile", true, "1", {}, {}, {}},
+      Knob{"block", {"16", "32", "64", "128", "256", "512", "1024"}, "cache block", true, "16", {}, {}, {}},
+      Knob{"order", {"ijk", "ikj", "jik"}, "loop order", false, "ijk", {}, {}, {}},
+      Knob{"pack", {"0", "1"}, "pack the panel", true, "0", {}, {}, {}},
+      Knob{"prefetch", {"0", "64", "128", "256"}, "prefetch distance (only when packing)", true, "0", "pack", {"1"}, {}},
   };
   // Register pressure: the tile must fit the block.
   std::vector<KnobSpace::Constraint> constraints = {[](const Config& c) -> std::string {

@@ -5,12 +5,10 @@
 #include <ostream>
 #include <sstream>
 
-#include "fixed_format.h"
+#include "qtune/measure/number_text.h"
 
 namespace qtune {
 namespace {
-
-using detail::fixed;
 
 std::string best_text(const LayerStatus& layer) {
   if (!layer.best_gops) return "best -";

@@ -5,12 +5,10 @@
 #include <ostream>
 #include <string>
 
-#include "fixed_format.h"
+#include "qtune/measure/number_text.h"
 
 namespace qtune {
 namespace {
-
-using detail::fixed;
 
 std::string milliseconds(std::optional<double> seconds) {
   return seconds ? fixed(*seconds * 1e3, 3) + " ms" : std::string("-");

@@ -1,6 +1,6 @@
 // How records checks keys without knowing kernels: the caller (the CLI, from search_space)
 // injects validators. Each throws an exception whose what() says why the key is bad. Empty
-// validators accept any non-empty key.
+// validators accept any non-empty key as it is.
 #pragma once
 
 #include <functional>
@@ -15,8 +15,11 @@ struct KeyValidators {
   std::function<WorkloadSummary(const std::string& key)> workload;
   // Checks a target key.
   std::function<void(const std::string& key)> target;
-  // Checks a configuration key for a (valid) workload: knobs and values of the workload's op.
-  std::function<void(const std::string& workload_key, const std::string& config_key)> config;
+  // Checks a configuration key for a (valid) workload (knobs and values of the workload's op) and
+  // returns its canonical spelling, which differs from the key only where the key was written
+  // before a knob existed (the knob's default is then spelled out). Readers adopt it, so a
+  // configuration has one identity across qtune versions.
+  std::function<std::string(const std::string& workload_key, const std::string& config_key)> config;
 };
 
 // The summary records can give without validators: op = text before ':' of the key.

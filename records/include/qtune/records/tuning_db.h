@@ -52,7 +52,9 @@ class TuningDb {
   bool read_only() const;
   int schema_version() const;
 
-  // Validators used by add_measurement to check keys and to describe new workloads/targets.
+  // Validators used by add_measurement to check keys and to describe new workloads/targets, and
+  // by the readers (measurements, best, all_best) to give configuration keys in this build's
+  // spelling: a row written before a knob existed reads with the knob's default.
   void set_validators(KeyValidators validators);
   const KeyValidators& validators() const;
 
@@ -84,6 +86,8 @@ class TuningDb {
   std::vector<BestRecord> all_best(const MeasurementFilter& filter = {}) const;
   // Matching measurements in insertion order (for one target: transfer learning across shapes).
   std::vector<MeasurementRecord> measurements(const MeasurementFilter& filter = {}) const;
+  // These two (and MeasurementFilter::config_key) compare configuration keys as stored: a row
+  // written before a knob existed matches only its older spelling.
   bool has_measured(const std::string& workload_key, const std::string& target_key,
                     const std::string& config_key) const;
   std::vector<std::string> measured_configs(const std::string& workload_key, const std::string& target_key) const;

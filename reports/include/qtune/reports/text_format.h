@@ -5,9 +5,11 @@
 #include <optional>
 #include <string>
 
+#include "qtune/measure/number_text.h"
+
 namespace qtune::reports {
 
-std::string format_time_ns(double ns);             // "850 ns", "12.35 us", "1.23 ms", "2.50 s"
+using ::qtune::format_time_ns;                     // "850 ns", "12.35 us", "1.23 ms", "2.50 s"
 std::string format_gops(std::optional<double> v);  // "12.34", "-" when unknown
 std::string format_speedup(std::optional<double> v);  // "1.85x", "-" when unknown
 std::string format_percent(double fraction);       // 0.1234 -> "12.3%"

@@ -24,6 +24,12 @@ struct Knob {
   std::string help;                 // one line, for `qtune space`
   bool numeric = false;             // values parse as numbers (used as ordinal features)
 
+  // What a configuration key that lacks this knob means: keys written before the knob existed
+  // (older logs and databases) are read with it, so adding a knob keeps their history. Every
+  // knob has one (KnobSpace rejects an empty one); it need not lie in a concrete space's domain
+  // (then such a key is invalid there, like any other value outside the domain).
+  std::string default_value{};
+
   // Conditional knob (additive extension): when `depends_on` is set, the knob exists only while
   // the earlier knob `depends_on` holds one of `when` (conv2d's tile/kc/... only for GEMM-based
   // algorithms, dw_ctile/dw_wtile only for algo=depthwise). An inactive knob is absent from the
@@ -70,10 +76,12 @@ class KnobSpace {
   // Whether `knob` applies given the values `config` holds for the knobs before it.
   bool active(const Knob& knob, const Config& config) const;
 
-  // Parses a key (any knob order, whitespace-free "k=v;k=v"); InvalidConfig naming the unknown
-  // knob, the missing knob, the bad value (with the allowed ones) or the violated constraint.
+  // Parses a key (any knob order, whitespace-free "k=v;k=v"); an active knob the key lacks takes
+  // its default_value. InvalidConfig naming the unknown knob, the bad value (with the allowed
+  // ones, and saying when it was the default) or the violated constraint.
   Config parse(const std::string& key) const;
-  std::string check(const Config& config) const;  // "" when valid
+  // "" when valid. Stricter than parse: a Config built in code must hold every active knob.
+  std::string check(const Config& config) const;
 
   std::uint64_t size() const;                        // number of valid configurations
   std::vector<Config> enumerate() const;             // every valid configuration, canonical order

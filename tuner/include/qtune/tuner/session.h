@@ -117,6 +117,8 @@ class TuningSession {
   Target target_;
   const CpuFeatures& cpu_;
   std::optional<std::int64_t> session_id_;
+
+  struct Run;  // the state of one run() and its phases (session.cc)
 };
 
 // Identical layers (same workload key) merged, counts added, first name kept, order kept.
