@@ -73,8 +73,16 @@ struct GemmTileKernel {
       run_tile_accumulators(t, args);
       if (!args.last) return;
     } else {
-      run_vector_accumulators(t, args);
-      if (!args.last) return;
+      init(t, args);
+      if (args.a_packed != nullptr) {
+        accumulate_packed(t, args);
+      } else if constexpr (T::kInPlace) {
+        accumulate_in_place(t, args);
+      }
+      if (!args.last) {
+        store_partial(t, args);
+        return;
+      }
     }
     add_zero_point_terms(t, args);
     write_output(t, args);
@@ -102,16 +110,6 @@ struct GemmTileKernel {
     for (int i = 0; i < MR; ++i) {
       for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::load(c + i * kNrStride + v * T::kLanes);
     }
-  }
-
-  static void run_vector_accumulators(Tile& t, const GemmUkernelArgs& args) {
-    init(t, args);
-    if (args.a_packed != nullptr) {
-      accumulate_packed(t, args);
-    } else if constexpr (T::kInPlace) {
-      accumulate_in_place(t, args);
-    }
-    if (!args.last) store_partial(t, args);
   }
 
   static void init(Tile& t, const GemmUkernelArgs& args) {
