@@ -2,14 +2,60 @@
 // x86/scalar microkernel's format and tile height, ragged row counts and K tails.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <random>
 #include <vector>
 
 #include "kernels/src/gemm/gemm_pack.h"
+#include "kernels/src/platform/isa_table.h"
 #include "qtune/kernels/cpu_features.h"
 
 namespace qtune::detail {
 namespace {
+
+// Every vector row-sum kernel of the table (and the dispatching accumulate_a_row_terms) against
+// the one-row sum, for row counts around its 16-row blocks, K around its 64-byte chunks, both
+// flips, and rows of extreme bytes (the sums must not leak between the rows of a block).
+TEST(GemmPackA, RowSumKernelsMatchOneRowSums) {
+  std::mt19937 rng(11);
+  int kernels = 0;
+  for (const IsaRow& row : isa_table()) {
+    if (row.a_row_sums == nullptr) continue;
+    if (!cpu_features().usable(row.isa)) {
+      std::cout << "[ SKIPPED  ] row sums of " << to_string(row.isa) << ": not usable on this CPU\n";
+      continue;
+    }
+    ++kernels;
+    for (std::size_t k_bytes : {1u, 3u, 4u, 16u, 31u, 32u, 63u, 64u, 65u, 96u, 128u, 200u, 1152u, 4099u}) {
+      for (std::size_t count : {1u, 2u, 7u, 15u, 16u, 17u, 32u, 41u}) {
+        for (std::uint8_t flip : {std::uint8_t{0}, std::uint8_t{0x80}}) {
+          std::vector<std::vector<std::uint8_t>> storage(count, std::vector<std::uint8_t>(k_bytes));
+          std::vector<const std::uint8_t*> rows(count);
+          for (std::size_t i = 0; i < count; ++i) {
+            const int kind = static_cast<int>(i % 4);  // random, all 0xFF, all 0, random
+            for (auto& v : storage[i]) v = kind == 1 ? 0xFF : kind == 2 ? 0 : static_cast<std::uint8_t>(rng());
+            rows[i] = storage[i].data();
+          }
+          std::vector<std::int32_t> want(count), got(count);
+          for (std::size_t i = 0; i < count; ++i) want[i] = got[i] = static_cast<std::int32_t>(rng());
+          for (std::size_t i = 0; i < count; ++i) accumulate_a_row_term(flip, rows[i], k_bytes, &want[i]);
+          row.a_row_sums(flip, rows.data(), count, k_bytes, got.data());
+          ASSERT_EQ(got, want) << to_string(row.isa) << " k_bytes=" << k_bytes << " rows=" << count
+                               << " flip=" << int{flip};
+          for (PackedA format : {PackedA::u8, PackedA::s8}) {
+            std::vector<std::int32_t> want_format(count, 5), got_format(count, 5);
+            for (std::size_t i = 0; i < count; ++i) {
+              accumulate_a_row_term(format, flip, rows[i], k_bytes, &want_format[i]);
+            }
+            accumulate_a_row_terms(format, flip, rows.data(), count, k_bytes, got_format.data());
+            ASSERT_EQ(got_format, want_format) << "dispatch, k_bytes=" << k_bytes << " rows=" << count;
+          }
+        }
+      }
+    }
+  }
+  if (kernels == 0) GTEST_SKIP() << "no usable vector row-sum kernel in this build";
+}
 
 #if defined(__x86_64__)  // pack_a_panel_avx2 exists in x86-64 builds only
 TEST(GemmPackA, Avx2PackerMatchesGenericPacker) {

@@ -264,7 +264,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
     const auto* base = static_cast<const std::uint8_t*>(a.a);
     for (std::size_t i = 0; i < m_panels * mr; ++i) s.rows[i] = base + (m0 + std::min(i, rows_m - 1)) * a.lda;
     if (zb_nonzero) {
-      for (std::size_t i = 0; i < rows_m; ++i) accumulate_a_row_term(uk->a_format, flip, s.rows[i], k, &s.row_terms[i]);
+      accumulate_a_row_terms(uk->a_format, flip, s.rows.data(), rows_m, k, s.row_terms.data());
     }
   }
   const std::size_t a_elem = packed_a_elem_bytes(uk->a_format), b_elem = packed_b_elem_bytes(uk->b_format);

@@ -179,4 +179,24 @@ void accumulate_a_row_term(PackedA format, std::uint8_t flip, const std::uint8_t
   *row_term = wrap(u(*row_term) - sum);
 }
 
+void accumulate_a_row_terms(PackedA format, std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count,
+                            std::size_t k_bytes, std::int32_t* row_terms) {
+  // The first usable vector kernel of the instruction-set table, if any.
+  static const RowSumsFn vector_sums = [] {
+    for (const IsaRow& row : isa_table()) {
+      if (row.a_row_sums != nullptr && cpu_features().usable(row.isa)) return row.a_row_sums;
+    }
+    return RowSumsFn{nullptr};
+  }();
+  if (vector_sums == nullptr || k_bytes >= kRowSumsMaxBytes) {
+    for (std::size_t i = 0; i < count; ++i) accumulate_a_row_term(format, flip, rows[i], k_bytes, &row_terms[i]);
+    return;
+  }
+  if (format != PackedA::s8) return vector_sums(flip, rows, count, k_bytes, row_terms);
+  // As accumulate_a_row_term: int8(v) = uint8(v ^ 0x80) - 128.
+  vector_sums(static_cast<std::uint8_t>(flip ^ 0x80), rows, count, k_bytes, row_terms);
+  const std::uint32_t offset = 128u * u(static_cast<std::int64_t>(k_bytes));
+  for (std::size_t i = 0; i < count; ++i) row_terms[i] = wrap(u(row_terms[i]) + offset);
+}
+
 }  // namespace qtune::detail

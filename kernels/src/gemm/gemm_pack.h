@@ -44,6 +44,19 @@ using PackAPanelFn = bool (*)(const GemmUkernel& uk, DType a_type, const std::ui
 bool pack_a_panel_avx2(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
                        std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms);
 
+// A vector kernel of an instruction set (IsaRow::a_row_sums): row_terms[i] -= sum over
+// k < k_bytes of (rows[i][k] ^ flip) as u8 (wrapping), for i < count; k_bytes < kRowSumsMaxBytes.
+using RowSumsFn = void (*)(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                           std::int32_t* row_terms);
+inline constexpr std::size_t kRowSumsMaxBytes = std::size_t{1} << 24;
+void a_row_sums_avx512(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                       std::int32_t* row_terms);
+
+// The row terms of `count` rows of A read in place, as accumulate_a_row_term below for each, by the
+// first usable vector kernel of the instruction-set table where there is one.
+void accumulate_a_row_terms(PackedA format, std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count,
+                            std::size_t k_bytes, std::int32_t* row_terms);
+
 // *row_term -= sum over k < k_bytes of (row[k] ^ flip) as u8: the row sum of A read in place
 // (only byte formats read A in place).
 void accumulate_a_row_term(std::uint8_t flip, const std::uint8_t* row, std::size_t k_bytes, std::int32_t* row_term);

@@ -51,6 +51,9 @@ struct IsaRow {
   // A vector packer of A panels, used for every GEMM family's format it knows where the set is
   // usable (the first such row wins), or null.
   PackAPanelFn pack_a_panel = nullptr;
+  // A vector kernel of the row sums of A read in place (the term of per-tensor weight zero
+  // points), used by every GEMM family where the set is usable (the first such row wins), or null.
+  RowSumsFn a_row_sums = nullptr;
   // The set's own standalone requantization kernel (a value of the requantize isa knob), or null.
   RequantizeRowsFn requantize = nullptr;
   // The kernel a GEMM of this set uses for its separate requantization pass (fuse = 0), with its

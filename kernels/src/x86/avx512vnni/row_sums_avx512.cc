@@ -1,0 +1,77 @@
+// Row sums of A read in place, 16 rows at a time (IsaRow::a_row_sums): what a per-tensor weight
+// zero point costs a GEMM (TFLite's uint8 models: every row's term is -zb * rowsum(A)).
+//
+// Summed one row at a time (psadbw, then a horizontal add of its partial sums and a call per
+// row) the term cost as much as a whole small-K GEMM: MobileNetV2's 112x112x32 -> 16 project ran
+// at 0.55x of the same layer without a weight zero point. Here each row costs its loads, one xor
+// and one psadbw per 64 bytes; the horizontal adds are shared by 16 rows as a transpose-and-add
+// tree of 37 instructions that leaves row i's sum in lane i.
+#include "x86/avx512vnni/requant_avx512.h"  // first: <immintrin.h> inside GCC 12's warning workaround
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gemm/gemm_pack.h"
+
+namespace qtune::detail {
+namespace {
+
+constexpr std::size_t kRows = 16;
+
+// The 8 partial sums (one per qword) of sum over k < k_bytes of (row[k] ^ flip) as u8.
+__m512i row_partials(const std::uint8_t* row, std::size_t k_bytes, __m512i flips) {
+  __m512i sums = _mm512_setzero_si512();
+  for (std::size_t k = 0; k < k_bytes; k += 64) {
+    const std::size_t n = k_bytes - k < 64 ? k_bytes - k : 64;
+    const __mmask64 mask = n == 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    // Bytes past the row load as `flip` and the xor turns them into 0; bytes of the row are
+    // never read past k_bytes (masked loads do not fault).
+    const __m512i bytes = _mm512_xor_si512(_mm512_mask_loadu_epi8(flips, mask, row + k), flips);
+    sums = _mm512_add_epi64(sums, _mm512_sad_epu8(bytes, _mm512_setzero_si512()));
+  }
+  return sums;
+}
+
+// Two rows' partials (each qword < 2^32 while k_bytes < 2^24) in one vector: row a in the even
+// dwords, row b in the odd ones.
+__m512i pair(__m512i a, __m512i b) { return _mm512_or_si512(a, _mm512_slli_epi64(b, 32)); }
+
+// a's 128-bit lanes (0, 2), b's (0, 2) plus a's (1, 3), b's (1, 3): halves the lanes per row.
+__m512i fold_lanes(__m512i a, __m512i b) {
+  return _mm512_add_epi32(_mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
+                          _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+// Lane i of the result: the sum of row i's partials, for 16 rows.
+__m512i sum_rows(const __m512i (&partials)[kRows]) {
+  // Pairs: dword 2q + p of pairs[j] holds qword q of row 2j + p.
+  __m512i pairs[kRows / 2];
+  for (std::size_t j = 0; j < kRows / 2; ++j) pairs[j] = pair(partials[2 * j], partials[2 * j + 1]);
+  // Quads: 128-bit lane L of quads[t] holds rows 4t..4t+3, each summed over qwords 2L, 2L + 1.
+  __m512i quads[kRows / 4];
+  for (std::size_t t = 0; t < kRows / 4; ++t) {
+    quads[t] = _mm512_add_epi32(_mm512_unpacklo_epi64(pairs[2 * t], pairs[2 * t + 1]),
+                                _mm512_unpackhi_epi64(pairs[2 * t], pairs[2 * t + 1]));
+  }
+  // Lanes 0-1 of fold_lanes(quads[0], quads[1]) hold rows 0-3 (two halves), lanes 2-3 rows 4-7.
+  return fold_lanes(fold_lanes(quads[0], quads[1]), fold_lanes(quads[2], quads[3]));
+}
+
+}  // namespace
+
+void a_row_sums_avx512(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                       std::int32_t* row_terms) {
+  const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
+  for (std::size_t r0 = 0; r0 < count; r0 += kRows) {
+    const std::size_t n = count - r0 < kRows ? count - r0 : kRows;
+    __m512i partials[kRows];
+    for (std::size_t i = 0; i < kRows; ++i) {
+      partials[i] = i < n ? row_partials(rows[r0 + i], k_bytes, flips) : _mm512_setzero_si512();
+    }
+    const __mmask16 mask = avx512::lane_mask(n);
+    const __m512i terms = _mm512_maskz_loadu_epi32(mask, row_terms + r0);
+    _mm512_mask_storeu_epi32(row_terms + r0, mask, _mm512_sub_epi32(terms, sum_rows(partials)));
+  }
+}
+
+}  // namespace qtune::detail
