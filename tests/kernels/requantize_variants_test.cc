@@ -74,6 +74,10 @@ std::vector<Case> make_cases(RoundingMode mode, DType out) {
   add("one", {1.0}, zp_mid, tmin, tmax);
   add("huge_clamped", {1e10}, zp_mid, tmin, tmax);
   add("e30", {std::ldexp(0.9, 30)}, zp_mid, tmin, tmax);
+  // Just below 1: the largest multiplier without a left shift, so the int32 limits requantize to
+  // about +-2^31 before the zero point (the short u8 epilogue's wrap past INT32_MAX).
+  add("below_one", {0.99999994}, zp_mid, tmin, tmax);
+  add("below_one_zp_at_qmax", {0.99999994}, tmax, tmin, tmax);
   add("zp_at_qmin", {0.01}, tmin, tmin, tmax);
   add("zp_at_qmax", {0.01}, tmax, tmin, tmax);
   add("zp_outside_bounds", {0.02}, tmin, tmin + 20, tmax - 20);

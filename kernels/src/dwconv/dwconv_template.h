@@ -131,8 +131,19 @@ struct DwRowKernel {
       QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::add(acc[p][v], b);
     }
     if (a.out_type != DType::s32 && a.fuse_requant) {
+      // The short u8 forms are chosen before the mode's switch: inside its lambda they made GCC
+      // call the lambda (and with_rounding_mode) out of line, the accumulators went through
+      // memory and the 3x3 layers ran 15% slower.
+      if constexpr (HasU8FullRangeEpilogue<T, RoundingMode::tflite> && HasU8FullRangeEpilogue<T, RoundingMode::fp32>) {
+        if (a.out_type == DType::u8 && u8_full_range_epilogue(plan, plan.mode)) {
+          if (plan.mode == RoundingMode::tflite) {
+            return write_requantized<RoundingMode::tflite, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+          }
+          return write_requantized<RoundingMode::fp32, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+        }
+      }
       return with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() {
-        write_requantized<Mode, W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+        write_requantized<Mode, W, NV, Ragged, false>(a, plan, acc, ow0, c0, last_lanes);
       });
     }
     std::int32_t* out = a.out_type == DType::s32 ? static_cast<std::int32_t*>(a.out) : a.scratch;
@@ -148,12 +159,18 @@ struct DwRowKernel {
   // Every lane is requantized before the first store: the 8-bit stores may alias anything, so
   // constants loaded after one would be loaded again for every pixel; this way each vector of
   // per-channel constants is loaded once for the W pixels that share it.
-  template <RoundingMode Mode, int W, int NV, bool Ragged>
+  // U8Full: the short u8 epilogue (HasU8FullRangeEpilogue), with a column's constants loaded once.
+  template <RoundingMode Mode, int W, int NV, bool Ragged, bool U8Full>
   __attribute__((always_inline)) static void write_requantized(const DwRowArgs& a, const RequantConstants& plan, const Vec (&acc)[W][NV],
                                 std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
     Vec q[W][NV];
-    for (int p = 0; p < W; ++p) {
-      for (int v = 0; v < NV; ++v) q[p][v] = T::template requantize<Mode>(acc[p][v], plan, c0 + v * kLanes);
+    for (int v = 0; v < NV; ++v) {
+      if constexpr (U8Full) {
+        const auto lanes = T::template requant_lanes<Mode>(plan, c0 + v * kLanes);
+        for (int p = 0; p < W; ++p) q[p][v] = T::template requantize_u8_full<Mode>(acc[p][v], lanes, plan);
+      } else {
+        for (int p = 0; p < W; ++p) q[p][v] = T::template requantize<Mode>(acc[p][v], plan, c0 + v * kLanes);
+      }
     }
     for (int p = 0; p < W; ++p) {
       auto* out = static_cast<std::uint8_t*>(a.out) + (ow0 + p) * a.channels + c0;

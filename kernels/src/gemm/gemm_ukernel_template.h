@@ -22,8 +22,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "gemm/gemm_ukernel.h"
+#include "platform/vector_ops.h"
 #include "requantize/requant_plan.h"
 
 #define QTUNE_GEMM_UNROLL _Pragma("GCC unroll 32")
@@ -256,7 +258,8 @@ struct GemmTileKernel {
     }
   }
 
-  template <RoundingMode Mode, class Out>
+  // U8Full: the short u8 epilogue of the whole tiles (HasU8FullRangeEpilogue).
+  template <RoundingMode Mode, class Out, bool U8Full>
   static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
     const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
     auto* c = static_cast<Out*>(args.c);
@@ -272,8 +275,13 @@ struct GemmTileKernel {
         if constexpr (requires { T::template requant_lanes<Mode>(plan, first); }) {
           const auto lanes = T::template requant_lanes<Mode>(plan, args.channel + first);
           QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-            T::store(c + i * args.ldc + first, T::template requantize<Mode>(t.acc[i][v], lanes, plan),
-                       std::min<std::size_t>(kLanes, NR - first));
+            Acc q;
+            if constexpr (U8Full) {
+              q = T::template requantize_u8_full<Mode>(t.acc[i][v], lanes, plan);
+            } else {
+              q = T::template requantize<Mode>(t.acc[i][v], lanes, plan);
+            }
+            T::store(c + i * args.ldc + first, q, std::min<std::size_t>(kLanes, NR - first));
           }
         } else {
           QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
@@ -292,7 +300,12 @@ struct GemmTileKernel {
 
   template <class Out>
   static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
-    with_rounding_mode(args.plan->mode, [&]<RoundingMode Mode>() { write_requantized<Mode, Out>(t, args); });
+    with_rounding_mode(args.plan->mode, [&]<RoundingMode Mode>() {
+      if constexpr (std::is_same_v<Out, std::uint8_t> && HasU8FullRangeEpilogue<T, Mode>) {
+        if (u8_full_range_epilogue(*args.plan, Mode)) return write_requantized<Mode, Out, true>(t, args);
+      }
+      write_requantized<Mode, Out, false>(t, args);
+    });
   }
 
   static void write_output(const Tile& t, const GemmUkernelArgs& args) {

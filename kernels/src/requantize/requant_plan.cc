@@ -35,6 +35,7 @@ RequantPlan RequantPlan::make(const RequantParams& p) {
     const std::int32_t l = f.shift > 0 ? f.shift : 0, r = f.shift < 0 ? -f.shift : 0;
     plan.multiplier[i] = f.multiplier;
     plan.left_shift[i] = l;
+    plan.any_left_shift = plan.any_left_shift || l != 0;
     plan.right_shift[i] = r;
     plan.rdpot_mask[i] = static_cast<std::int32_t>((std::int64_t{1} << r) - 1);
     plan.rdpot_half[i] = plan.rdpot_mask[i] >> 1;
@@ -81,6 +82,7 @@ RequantConstants RequantPlan::constants() const {
   c.product_shift = product_shift.data();
   c.product_shift_m1 = product_shift_m1.data();
   c.scale = scale.data();
+  c.any_left_shift = any_left_shift;
   for (int parity = 0; parity < 2; ++parity) {
     c.shift_add[parity] = shift_add[parity].data();
     c.shift_sub[parity] = shift_sub[parity].data();

@@ -108,9 +108,22 @@ struct RequantConstants {
   const std::int64_t* shift_sub[2] = {nullptr, nullptr};
   const std::int64_t* shift_count[2] = {nullptr, nullptr};
 
+  // Whether some channel's tflite/arm left shift l is non-zero (multipliers of 1 or more).
+  bool any_left_shift = false;
+
   std::size_t channels() const { return channel_count; }
   std::size_t index(std::size_t c) const { return per_channel ? c : 0; }
 };
+
+// Whether the short u8 epilogue of a family (Vector::requantize_u8_full) may replace the full one
+// for `mode`: an upper clamp of 255 is what the unsigned-saturating 8-bit store does anyway, and
+// without left shifts (tflite) the product needs no shift first. Offered for tflite and fp32, the
+// modes of TFLite's uint8 models and of ONNX / oneDNN, where it saves two or three of the 17
+// instructions per 16 outputs that small-K layers spend mostly in their epilogue.
+inline bool u8_full_range_epilogue(const RequantConstants& plan, RoundingMode mode) {
+  if (plan.qmax != 255) return false;
+  return mode == RoundingMode::fp32 || (mode == RoundingMode::tflite && !plan.any_left_shift);
+}
 
 struct RequantPlan {
   // Padding of every per-channel array: a vector load of kMaxLanes values starting at any
@@ -142,6 +155,7 @@ struct RequantPlan {
   // (docs/requantization.md, "one shift"). Stored by channel parity (RequantConstants), each half
   // padded for an 8-lane 64-bit load at any channel.
   std::vector<std::int64_t> shift_add[2], shift_sub[2], shift_count[2];
+  bool any_left_shift = false;  // some channel's l > 0
 
   std::size_t channels() const { return channel_count; }
   // The array index holding channel c's constants (per-tensor plans ignore c).

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "qtune/kernels/requantize.h"
+#include "platform/vector_ops.h"
 #include "requantize/requant_plan.h"
 
 namespace qtune::detail {
@@ -29,23 +30,36 @@ void requantize_rows_scalar(const RequantConstants& plan, DType out_type, const 
 //
 // Each row: `Unroll` full vectors per iteration, then the rest in full or partial vectors (masked
 // loads and stores): every element goes through the same vector code, no scalar tail.
-template <class VectorIsa, int Unroll, RoundingMode Mode, class Out>
+//
+// U8Full: the short u8 epilogue (HasU8FullRangeEpilogue, u8_full_range_epilogue), which the GEMM
+// and depthwise kernels use in their fused epilogues; here it also serves their separate pass, and
+// the requantization tests check it over the int32 limits.
+template <class VectorIsa, int Unroll, RoundingMode Mode, bool U8Full, class Out>
 void requantize_rows_vector(const RequantConstants plan, const std::int32_t* acc, std::size_t rows, std::size_t cols,
                             std::size_t acc_stride, Out* out, std::size_t out_stride) {
   constexpr std::size_t kLanes = VectorIsa::kLanes, kStep = kLanes * Unroll;
+  using Vec = typename VectorIsa::Vec;
+  const auto requantize = [&](Vec v, std::size_t channel) {
+    if constexpr (U8Full) {
+      return VectorIsa::template requantize_u8_full<Mode>(v, VectorIsa::template requant_lanes<Mode>(plan, channel),
+                                                          plan);
+    } else {
+      return VectorIsa::template requantize<Mode>(v, plan, channel);
+    }
+  };
   for (std::size_t r = 0; r < rows; ++r) {
     const std::int32_t* src = acc + r * acc_stride;
     Out* dst = out + r * out_stride;
     std::size_t c = 0;
     for (; c + kStep <= cols; c += kStep) {
-      typename VectorIsa::Vec v[Unroll];
+      Vec v[Unroll];
       for (int u = 0; u < Unroll; ++u) v[u] = VectorIsa::load(src + c + u * kLanes);
-      for (int u = 0; u < Unroll; ++u) v[u] = VectorIsa::template requantize<Mode>(v[u], plan, c + u * kLanes);
+      for (int u = 0; u < Unroll; ++u) v[u] = requantize(v[u], c + u * kLanes);
       for (int u = 0; u < Unroll; ++u) VectorIsa::store(dst + c + u * kLanes, v[u], kLanes);
     }
     for (; c < cols; c += kLanes) {
       const std::size_t n = cols - c < kLanes ? cols - c : kLanes;
-      VectorIsa::store(dst + c, VectorIsa::template requantize<Mode>(VectorIsa::load_partial(src + c, n), plan, c), n);
+      VectorIsa::store(dst + c, requantize(VectorIsa::load_partial(src + c, n), c), n);
     }
   }
 }
@@ -57,11 +71,17 @@ void requantize_rows_dispatch(int unroll, const RequantConstants& plan, DType ou
                               std::size_t out_stride) {
   auto with_out = [&]<int Unroll, RoundingMode Mode>() {
     if (out_type == DType::u8) {
-      requantize_rows_vector<VectorIsa, Unroll, Mode>(plan, acc, rows, cols, acc_stride,
-                                                      static_cast<std::uint8_t*>(out), out_stride);
+      auto* dst = static_cast<std::uint8_t*>(out);
+      if constexpr (HasU8FullRangeEpilogue<VectorIsa, Mode>) {
+        if (u8_full_range_epilogue(plan, Mode)) {
+          return requantize_rows_vector<VectorIsa, Unroll, Mode, true>(plan, acc, rows, cols, acc_stride, dst,
+                                                                       out_stride);
+        }
+      }
+      requantize_rows_vector<VectorIsa, Unroll, Mode, false>(plan, acc, rows, cols, acc_stride, dst, out_stride);
     } else {
-      requantize_rows_vector<VectorIsa, Unroll, Mode>(plan, acc, rows, cols, acc_stride,
-                                                      static_cast<std::int8_t*>(out), out_stride);
+      requantize_rows_vector<VectorIsa, Unroll, Mode, false>(plan, acc, rows, cols, acc_stride,
+                                                             static_cast<std::int8_t*>(out), out_stride);
     }
   };
   auto with_mode = [&]<int Unroll>() {

@@ -70,6 +70,12 @@ struct Avx512Vector {
                                                       const RequantConstants& plan) {
     return avx512::requantize16<Mode>(v, lanes, plan);
   }
+  // The short u8 epilogue (u8_full_range_epilogue), for the u8 store.
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static Vec requantize_u8_full(Vec v, const avx512::RequantLanes<Mode>& lanes,
+                                                              const RequantConstants& plan) {
+    return avx512::requantize16_u8_full<Mode>(v, lanes, plan);
+  }
 };
 static_assert(Int32VectorOps<Avx512Vector>);
 
