@@ -18,16 +18,25 @@ namespace {
 
 constexpr std::size_t kRows = 16;
 
-// The 8 partial sums (one per qword) of sum over k < k_bytes of (row[k] ^ flip) as u8.
-__m512i row_partials(const std::uint8_t* row, std::size_t k_bytes, __m512i flips) {
+// How a row of k_bytes splits into 64-byte loads, the same for every row: computed once.
+struct RowChunks {
+  std::size_t whole = 0;  // full 64-byte chunks
+  __mmask64 tail = 0;     // the bytes of the last, partial chunk (0: none)
+};
+
+// The 8 partial sums (one per qword) of sum over k < k_bytes of (row[k] ^ flip) as u8. Bytes past
+// the row are never read (masked loads do not fault) and count as 0: the masked load leaves
+// `flip` there, which the xor clears.
+template <bool Flip>
+__m512i row_partials(const std::uint8_t* row, RowChunks chunks, __m512i flips) {
+  const auto bytes_of = [&](__m512i v) { return Flip ? _mm512_xor_si512(v, flips) : v; };
   __m512i sums = _mm512_setzero_si512();
-  for (std::size_t k = 0; k < k_bytes; k += 64) {
-    const std::size_t n = k_bytes - k < 64 ? k_bytes - k : 64;
-    const __mmask64 mask = n == 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
-    // Bytes past the row load as `flip` and the xor turns them into 0; bytes of the row are
-    // never read past k_bytes (masked loads do not fault).
-    const __m512i bytes = _mm512_xor_si512(_mm512_mask_loadu_epi8(flips, mask, row + k), flips);
-    sums = _mm512_add_epi64(sums, _mm512_sad_epu8(bytes, _mm512_setzero_si512()));
+  for (std::size_t i = 0; i < chunks.whole; ++i, row += 64) {
+    sums = _mm512_add_epi64(sums, _mm512_sad_epu8(bytes_of(_mm512_loadu_si512(row)), _mm512_setzero_si512()));
+  }
+  if (chunks.tail != 0) {
+    const __m512i tail = bytes_of(_mm512_mask_loadu_epi8(flips, chunks.tail, row));
+    sums = _mm512_add_epi64(sums, _mm512_sad_epu8(tail, _mm512_setzero_si512()));
   }
   return sums;
 }
@@ -57,21 +66,30 @@ __m512i sum_rows(const __m512i (&partials)[kRows]) {
   return fold_lanes(fold_lanes(quads[0], quads[1]), fold_lanes(quads[2], quads[3]));
 }
 
-}  // namespace
-
-void a_row_sums_avx512(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
-                       std::int32_t* row_terms) {
+template <bool Flip>
+void row_sums(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+              std::int32_t* row_terms) {
   const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
+  const std::size_t tail_bytes = k_bytes % 64;
+  const RowChunks chunks{k_bytes / 64, tail_bytes == 0 ? __mmask64{0} : (__mmask64{1} << tail_bytes) - 1};
   for (std::size_t r0 = 0; r0 < count; r0 += kRows) {
     const std::size_t n = count - r0 < kRows ? count - r0 : kRows;
     __m512i partials[kRows];
     for (std::size_t i = 0; i < kRows; ++i) {
-      partials[i] = i < n ? row_partials(rows[r0 + i], k_bytes, flips) : _mm512_setzero_si512();
+      partials[i] = i < n ? row_partials<Flip>(rows[r0 + i], chunks, flips) : _mm512_setzero_si512();
     }
     const __mmask16 mask = avx512::lane_mask(n);
     const __m512i terms = _mm512_maskz_loadu_epi32(mask, row_terms + r0);
     _mm512_mask_storeu_epi32(row_terms + r0, mask, _mm512_sub_epi32(terms, sum_rows(partials)));
   }
+}
+
+}  // namespace
+
+void a_row_sums_avx512(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                       std::int32_t* row_terms) {
+  if (flip == 0) return row_sums<false>(flip, rows, count, k_bytes, row_terms);
+  row_sums<true>(flip, rows, count, k_bytes, row_terms);
 }
 
 }  // namespace qtune::detail
