@@ -24,6 +24,9 @@
 #if defined(QTUNE_HAVE_ONEDNN)
 #include "peers/onednn_conv.h"
 #endif
+#if defined(QTUNE_HAVE_ONNX)
+#include "bench_onnxruntime.h"
+#endif
 
 namespace qtune::cli {
 namespace {
@@ -224,7 +227,16 @@ int bench_conv2d(const Args& args) {
     std::cerr << "qtune bench: " << label << ": " << cases.size() << " cases, " << args.value_or("repetitions", "5")
               << " repetitions each\n";
   }
+#if defined(QTUNE_HAVE_ONNX)
+  // The same layer, values and quantization as qtune's cases, as a one-node ONNX model.
+  const Operands operands(problem);
+  const std::vector<OnnxRuntimeBenchLayer> onnx_layers{
+      {onnx_import::conv2d_layer_model(problem, operands.weights, operands.bias), base_case(problem, "", 1)}};
+  const std::vector<BenchResult> results =
+      run_bench_cases_with_onnxruntime(std::move(cases), bench_options_from(args), onnx_layers, threads);
+#else
   const std::vector<BenchResult> results = run_bench_cases(std::move(cases), bench_options_from(args));
+#endif
   print_bench_results(results, args.flag("json"), std::cout);
   return 0;
 }

@@ -161,6 +161,7 @@ std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const Ben
     } else if (!it->second.error.empty() || it->second.ns.empty()) {
       r.error = it->second.error.empty() ? "no timing" : it->second.error;
     } else {
+      r.samples_ns = it->second.ns;
       r.median_ns = median(it->second.ns);
       r.gops = r.bench.ops / r.median_ns;
     }
@@ -212,7 +213,7 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
       out << "\n" << shape << "\n";
       out << "  " << std::left << std::setw(72) << "variant" << std::right << std::setw(8) << "threads" << std::setw(10)
           << "GOP/s" << std::setw(14) << "median us";
-      for (const std::string& peer : peers) out << std::setw(12) << "vs " + peer;
+      for (const std::string& peer : peers) out << std::setw(16) << "vs " + peer;
       out << std::setw(10) << "of peak" << "\n";
       last_shape = shape;
     }
@@ -227,7 +228,7 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
     for (const std::string& peer : peers) {
       const auto it = peer_gops.find(peer + "|" + group_of(r));
       const bool has = r.bench.impl != "peak" && it != peer_gops.end();
-      out << std::setw(12) << (has ? fixed(r.gops / it->second, 2) : std::string("-"));
+      out << std::setw(16) << (has ? fixed(r.gops / it->second, 2) : std::string("-"));
     }
     const auto peak = peak_gops.find(r.bench.isa);
     const bool has_peak = r.bench.impl == "qtune" && peak != peak_gops.end();
