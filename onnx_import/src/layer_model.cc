@@ -57,6 +57,15 @@ std::vector<std::int64_t> channel_dims(std::size_t count) {
   return count == 1 ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{static_cast<std::int64_t>(count)};
 }
 
+// The graph's one node, named "layer".
+onnx::NodeProto& add_layer_node(onnx::GraphProto& graph, const char* graph_name, const char* op_type) {
+  graph.set_name(graph_name);
+  onnx::NodeProto& node = *graph.add_node();
+  node.set_name("layer");
+  node.set_op_type(op_type);
+  return node;
+}
+
 struct Quantization {
   DType a_type, out_type;
   std::int32_t a_zero_point;
@@ -135,10 +144,7 @@ LayerModel conv2d_layer_model(const Conv2dProblem& p, const std::vector<std::int
   const bool requantized = p.out_type != DType::s32;
   onnx::ModelProto model;
   onnx::GraphProto& graph = *model.mutable_graph();
-  graph.set_name("qtune_conv2d");
-  onnx::NodeProto& node = *graph.add_node();
-  node.set_name("layer");
-  node.set_op_type(requantized ? "QLinearConv" : "ConvInteger");
+  onnx::NodeProto& node = add_layer_node(graph, "qtune_conv2d", requantized ? "QLinearConv" : "ConvInteger");
   std::string missing = add_quantization(graph, node, {p.a_type, p.out_type, p.a_zero_point, p.b_zero_points, p.requant});
   // HWIO -> OIHW (the inverse of the reader's).
   std::vector<std::int8_t> oihw(weights.size());
@@ -186,10 +192,7 @@ LayerModel gemm_layer_model(const GemmProblem& p, const std::vector<std::int8_t>
   const bool requantized = p.out_type != DType::s32;
   onnx::ModelProto model;
   onnx::GraphProto& graph = *model.mutable_graph();
-  graph.set_name("qtune_gemm");
-  onnx::NodeProto& node = *graph.add_node();
-  node.set_name("layer");
-  node.set_op_type(requantized ? "QLinearMatMul" : "MatMulInteger");
+  onnx::NodeProto& node = add_layer_node(graph, "qtune_gemm", requantized ? "QLinearMatMul" : "MatMulInteger");
   std::string missing = add_quantization(graph, node, {p.a_type, p.out_type, p.a_zero_point, p.b_zero_points, p.requant});
   // Their B is K x N, like qtune's.
   add_initializer(graph, "w", onnx::TensorProto_DataType_INT8, {p.k, p.n}, weights);

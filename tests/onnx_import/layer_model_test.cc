@@ -20,13 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace qtune;
 using namespace qtune::onnx_import;
+using qtune::onnx_testing::differences;
+using qtune::onnx_testing::read_bytes;
 using qtune::onnx_testing::source_path;
-
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 void write_bytes(const std::string& path, const void* data, std::size_t size) {
   std::ofstream(path, std::ios::binary).write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
@@ -68,19 +64,6 @@ std::vector<std::uint8_t> as_model_output(std::vector<std::uint8_t> out, DType l
     for (auto& v : out) v ^= 0x80;
   }
   return out;
-}
-
-void expect_same(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want) {
-  ASSERT_EQ(got.size(), want.size());
-  std::size_t differing = 0, first = 0;
-  for (std::size_t i = got.size(); i-- > 0;) {
-    if (got[i] != want[i]) {
-      ++differing;
-      first = i;
-    }
-  }
-  EXPECT_EQ(differing, 0u) << "of " << got.size() << " bytes; the first at " << first << ": onnxruntime "
-                           << int(got[first]) << ", qtune " << int(want[first]);
 }
 
 struct ConvCase {
@@ -132,7 +115,9 @@ TEST_P(ConvLayerModel, OnnxRuntimeGivesQtunesOutput) {
   const std::size_t out_bytes = p.out_type == DType::s32 ? 4 : 1;
   std::vector<std::uint8_t> out(static_cast<std::size_t>(p.out_h() * p.out_w() * p.out_c) * out_bytes);
   rt.prepare_conv2d(p, weights.data(), p.has_bias ? bias.data() : nullptr, 1).run(input.data(), out.data());
-  expect_same(ort, nhwc_to_nchw(as_model_output(out, p.out_type, model), 1, p.out_c, p.out_h(), p.out_w(), out_bytes));
+  EXPECT_EQ(differences(ort, nhwc_to_nchw(as_model_output(out, p.out_type, model), 1, p.out_c, p.out_h(), p.out_w(),
+                                           out_bytes)),
+            "");
 
   // Read back, it is the same layer.
   const Model read = read_model(dir.file("layer.onnx"));
@@ -189,7 +174,7 @@ TEST_P(GemmLayerModel, OnnxRuntimeGivesQtunesOutput) {
   std::vector<std::uint8_t> out(static_cast<std::size_t>(p.m * p.n) * (p.out_type == DType::s32 ? 4 : 1));
   rt.prepare_gemm(p, weights.data(), static_cast<std::size_t>(p.n), nullptr, 1)
       .run(input.data(), static_cast<std::size_t>(p.k), out.data(), static_cast<std::size_t>(p.n));
-  expect_same(ort, as_model_output(out, p.out_type, model));
+  EXPECT_EQ(differences(ort, as_model_output(out, p.out_type, model)), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Layers, GemmLayerModel,
