@@ -1,6 +1,7 @@
 // `qtune bench --op conv2d`: every usable conv2d variant of one layer shape (each GEMM-based
 // algorithm x microkernel x fused/separate requantization, or for depthwise layers each direct
-// kernel tile x fused/separate) and oneDNN's int8 convolution, per thread count, in one run.
+// kernel tile x fused/separate), oneDNN's int8 convolution and onnxruntime's QLinearConv (the
+// layer as a one-node ONNX model, bench_onnxruntime.h), per thread count, in one run.
 //
 // The shape comes from the operator options every command shares (--input N,H,W,C --out-c K
 // --kernel KHxKW [--stride S|SHxSW] [--pad P|T,B,L,R] [--dilation D|DHxDW] [--groups G], or

@@ -1,6 +1,7 @@
 // `qtune bench --op gemm`: every usable GEMM variant (each microkernel x fused/separate
 // requantization x packed/in-place A, at the default cache blocking for the shape adapted to the
-// tile) and oneDNN's int8 matmul, per shape and thread count, in one run.
+// tile), oneDNN's int8 matmul, XNNPACK and onnxruntime's QLinearMatMul (without the bias, which it
+// does not have: bench_onnxruntime.h), per shape and thread count, in one run.
 //
 // Both sides compute the same thing: u8 activations x s8 weights, int32 accumulation, and for s8
 // outputs one fp32 output scale per tensor (RoundingMode::fp32 is exactly oneDNN's output-scale

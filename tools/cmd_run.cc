@@ -1,7 +1,8 @@
 // `qtune run`: runs every layer of a network, in order, on synthetic data with the configuration
 // the runtime picks (tuned, nearest tuned shape, or default), then with the untuned default, then
 // with oneDNN where the peer can express the layer, and prints per-layer and total times. With
-// --model the layers are a quantized ONNX model's, with its own weights, bias and quantization.
+// --model the layers are a quantized ONNX model's, with its own weights, bias and quantization,
+// and --onnxruntime times the model in onnxruntime too, in rounds between the layers.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

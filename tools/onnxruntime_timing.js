@@ -11,6 +11,7 @@
 //                       answers {"done": <runs per session>}
 //   end                 prints {"runs": [{"threads", "round": [...], "model_ns": [...],
 //                       "node_ns": {"<node name>": [...]}}]}, one entry per timed run, and exits.
+// The end of its input without 'end' (qtune stopped early) ends it quietly.
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -101,7 +102,7 @@ async function main() {
         throw new Error("unknown command '" + line + "'");
       }
     }
-    throw new Error("qtune closed the command stream before 'end'");
+    // The command stream ended without 'end': qtune stopped early (an error of its own, said there).
   } finally {
     fs.rmSync(dir, {recursive: true, force: true});
   }
