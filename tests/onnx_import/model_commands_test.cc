@@ -129,7 +129,7 @@ TEST_F(ModelCommands, WithoutOnnxRuntimeRunSaysHowToInstallIt) {
 // oneDNN, at each thread count, and prints the ratio column.
 TEST_F(ModelCommands, BenchTimesTheLayerInOnnxRuntime) {
   const std::string modules = cat("QTUNE_NODE_MODULES='", QTUNE_NODE_MODULES, "'");
-  auto o = qtune("bench --op conv2d --input 1,8,8,16 --out-c 16 --kernel 3x3 --stride 2 --pad 1 --threads 1,2 "
+  auto o = qtune("bench --op conv2d --input 1,8,8,16 --out-c 16 --kernel 3x3 --stride 2 --pad 1 --threads 1,2 --isa scalar "
                  "--min-time 0.001 --repetitions 2 --json",
                  modules);
   ASSERT_EQ(o.exit_code, 0) << o.err;
@@ -145,14 +145,14 @@ TEST_F(ModelCommands, BenchTimesTheLayerInOnnxRuntime) {
   }
   EXPECT_EQ(ort_threads, (std::vector<int>{1, 2})) << o.out;
 
-  o = qtune("bench --m 16 --n 32 --k 64 --min-time 0.001 --repetitions 1", modules);
+  o = qtune("bench --m 16 --n 32 --k 64 --isa scalar --min-time 0.001 --repetitions 1", modules);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("vs onnxruntime"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("onnxruntime (QLinearMatMul kernel, onnxruntime "), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("without the bias (QLinearMatMul has none)"), std::string::npos) << o.out;
 
   // Without onnxruntime the bench still runs, and says why the peer is missing.
-  o = qtune("bench --m 16 --n 32 --k 64 --min-time 0.001 --repetitions 1", "QTUNE_NODE_MODULES=/nonexistent");
+  o = qtune("bench --m 16 --n 32 --k 64 --isa scalar --min-time 0.001 --repetitions 1", "QTUNE_NODE_MODULES=/nonexistent");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.err.find("onnxruntime peer unavailable: onnxruntime-node is not installed in /nonexistent "
                        "(scripts/setup.sh installs"),
