@@ -66,6 +66,15 @@ std::vector<std::uint8_t> as_model_output(std::vector<std::uint8_t> out, DType l
   return out;
 }
 
+// ONNX's requantization (fp32, the output type's full range) with random scales in [low, high)
+// and an output zero point away from 0.
+RequantParams random_fp32_requant(std::size_t channels, DType out_type, double low, double high, std::mt19937& rng) {
+  std::vector<double> scales(channels);
+  for (auto& s : scales) s = std::uniform_real_distribution<double>(low, high)(rng);
+  const bool u8 = out_type == DType::u8;
+  return RequantParams::make(RoundingMode::fp32, scales, u8 ? 120 : -5, u8 ? 0 : -128, u8 ? 255 : 127);
+}
+
 struct ConvCase {
   std::string name;
   std::int64_t in_c, hw, out_c, kernel, stride, pad, dilation, groups;
@@ -92,10 +101,7 @@ TEST_P(ConvLayerModel, OnnxRuntimeGivesQtunesOutput) {
   p.out_type = c.out_type;
   std::mt19937 rng(static_cast<unsigned>(c.in_c * 131 + c.out_c));
   if (c.out_type != DType::s32) {
-    std::vector<double> scales(c.per_channel ? static_cast<std::size_t>(c.out_c) : 1);
-    for (auto& s : scales) s = std::uniform_real_distribution<double>(0.0005, 0.004)(rng);
-    const bool u8 = c.out_type == DType::u8;
-    p.requant = RequantParams::make(RoundingMode::fp32, scales, u8 ? 120 : -5, u8 ? 0 : -128, u8 ? 255 : 127);
+    p.requant = random_fp32_requant(c.per_channel ? static_cast<std::size_t>(c.out_c) : 1, c.out_type, 0.0005, 0.004, rng);
   } else {
     p.has_bias = false;  // ConvInteger has none
   }
@@ -157,10 +163,7 @@ TEST_P(GemmLayerModel, OnnxRuntimeGivesQtunesOutput) {
   p.out_type = c.out_type;
   std::mt19937 rng(static_cast<unsigned>(c.m * 7 + c.n));
   if (c.out_type != DType::s32) {
-    std::vector<double> scales(c.per_column ? static_cast<std::size_t>(c.n) : 1);
-    for (auto& s : scales) s = std::uniform_real_distribution<double>(0.0002, 0.002)(rng);
-    const bool u8 = c.out_type == DType::u8;
-    p.requant = RequantParams::make(RoundingMode::fp32, scales, u8 ? 128 : 2, u8 ? 0 : -128, u8 ? 255 : 127);
+    p.requant = random_fp32_requant(c.per_column ? static_cast<std::size_t>(c.n) : 1, c.out_type, 0.0002, 0.002, rng);
   }
   p.validate();
   const auto weights = random_values<std::int8_t>(static_cast<std::size_t>(p.k * p.n), rng, -127, 127);
