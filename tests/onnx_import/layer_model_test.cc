@@ -80,6 +80,7 @@ struct ConvCase {
   std::int64_t in_c, hw, out_c, kernel, stride, pad, dilation, groups;
   DType a_type, out_type;
   bool per_channel;
+  friend void PrintTo(const ConvCase& c, std::ostream* out) { *out << c.name; }
 };
 
 class ConvLayerModel : public ::testing::TestWithParam<ConvCase> {};
@@ -147,6 +148,7 @@ struct GemmCase {
   std::int64_t m, n, k;
   DType a_type, out_type;
   bool per_column;
+  friend void PrintTo(const GemmCase& c, std::ostream* out) { *out << c.name; }
 };
 
 class GemmLayerModel : public ::testing::TestWithParam<GemmCase> {};
