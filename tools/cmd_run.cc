@@ -384,6 +384,15 @@ int run_network(const qtune::cli::Args& args) {
     }
   }();
   const std::string source = args.value("db") ? *args.value("db") : args.value("log") ? *args.value("log") : "";
+#ifdef QTUNE_HAVE_ONNX
+  // onnxruntime runs in rounds between the layers (at least 5 runs per thread count in all);
+  // started before anything is printed, so that a missing onnxruntime is the only message.
+  std::optional<qtune::cli::OnnxRuntimePeer> onnxruntime;
+  const int onnxruntime_runs = std::max(repetitions, 5);
+  if (args.flag("onnxruntime")) {
+    onnxruntime.emplace(*model_path, qtune::cli::input_shapes(args), qtune::cli::onnxruntime_thread_counts(thread_budget));
+  }
+#endif
 
   if (!json) {
     std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
@@ -416,14 +425,6 @@ int run_network(const qtune::cli::Args& args) {
   const std::string run_uid = qtune::records::new_run_uid();
   std::vector<qtune::records::NetworkRunRecord> run_rows;  // stored with --db, for `qtune report`
   std::vector<LayerResult> results;
-#ifdef QTUNE_HAVE_ONNX
-  // onnxruntime runs in rounds between the layers (at least 5 runs per thread count in all).
-  std::optional<qtune::cli::OnnxRuntimePeer> onnxruntime;
-  const int onnxruntime_runs = std::max(repetitions, 5);
-  if (args.flag("onnxruntime")) {
-    onnxruntime.emplace(*model_path, qtune::cli::input_shapes(args), qtune::cli::onnxruntime_thread_counts(thread_budget));
-  }
-#endif
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const qtune::Layer& layer = network.layers[i];
     const LayerResult r = run_layer(rt, layer, repetitions, model_values.empty() ? nullptr : &model_values[i]);

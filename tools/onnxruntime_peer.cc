@@ -38,7 +38,7 @@ std::string find_node() {
 }
 
 const char* const kInstallHint =
-    " (scripts/setup.sh installs Node.js and onnxruntime-node into .deps/node; QTUNE_NODE_MODULES names another "
+    " (scripts/setup.sh installs Node.js, and onnxruntime-node into .deps/node; QTUNE_NODE_MODULES names another "
     "node_modules folder)";
 
 }  // namespace

@@ -123,6 +123,13 @@ TEST_F(ModelCommands, WithoutOnnxRuntimeRunSaysHowToInstallIt) {
   EXPECT_NE(o.err.find("onnxruntime-node is not installed in /nonexistent (scripts/setup.sh installs"),
             std::string::npos)
       << o.err;
+  // No Node.js: said before any table line is printed.
+  const auto without_node = qtune("run --model cnn.onnx --repetitions 1 --onnxruntime",
+                                  cat("QTUNE_NODE_MODULES='", QTUNE_NODE_MODULES, "' PATH=/nonexistent"));
+  EXPECT_EQ(without_node.exit_code, 1) << without_node.err;
+  EXPECT_NE(without_node.err.find("Node.js (node) is not on PATH (scripts/setup.sh installs Node.js"), std::string::npos)
+      << without_node.err;
+  EXPECT_EQ(without_node.out, "");
 }
 
 // `qtune bench` times the layer in onnxruntime as a one-node model beside qtune's variants and
