@@ -42,6 +42,7 @@ struct BenchResult {
   BenchCase bench;       // `prepare` is cleared
   double median_ns = 0;  // median over repetitions of the time of one run
   double gops = 0;       // ops / median_ns
+  std::vector<double> samples_ns;  // the time of one run in each repetition
   std::string error;     // non-empty if the case failed (prepare or run threw)
 };
 

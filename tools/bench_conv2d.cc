@@ -1,6 +1,7 @@
 // `qtune bench --op conv2d`: every usable conv2d variant of one layer shape (each GEMM-based
 // algorithm x microkernel x fused/separate requantization, or for depthwise layers each direct
-// kernel tile x fused/separate) and oneDNN's int8 convolution, per thread count, in one run.
+// kernel tile x fused/separate), oneDNN's int8 convolution and onnxruntime's QLinearConv (the
+// layer as a one-node ONNX model, bench_onnxruntime.h), per thread count, in one run.
 //
 // The shape comes from the operator options every command shares (--input N,H,W,C --out-c K
 // --kernel KHxKW [--stride S|SHxSW] [--pad P|T,B,L,R] [--dilation D|DHxDW] [--groups G], or
@@ -23,6 +24,9 @@
 #include "qtune/search_space/workload.h"
 #if defined(QTUNE_HAVE_ONEDNN)
 #include "peers/onednn_conv.h"
+#endif
+#if defined(QTUNE_HAVE_ONNX)
+#include "bench_onnxruntime.h"
 #endif
 
 namespace qtune::cli {
@@ -224,7 +228,16 @@ int bench_conv2d(const Args& args) {
     std::cerr << "qtune bench: " << label << ": " << cases.size() << " cases, " << args.value_or("repetitions", "5")
               << " repetitions each\n";
   }
+#if defined(QTUNE_HAVE_ONNX)
+  // The same layer, values and quantization as qtune's cases, as a one-node ONNX model.
+  const Operands operands(problem);
+  const std::vector<OnnxRuntimeBenchLayer> onnx_layers{
+      {onnx_import::conv2d_layer_model(problem, operands.weights, operands.bias), base_case(problem, "", 1)}};
+  const std::vector<BenchResult> results =
+      run_bench_cases_with_onnxruntime(std::move(cases), bench_options_from(args), onnx_layers, threads);
+#else
   const std::vector<BenchResult> results = run_bench_cases(std::move(cases), bench_options_from(args));
+#endif
   print_bench_results(results, args.flag("json"), std::cout);
   return 0;
 }

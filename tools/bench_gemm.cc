@@ -1,6 +1,7 @@
 // `qtune bench --op gemm`: every usable GEMM variant (each microkernel x fused/separate
 // requantization x packed/in-place A, at the default cache blocking for the shape adapted to the
-// tile) and oneDNN's int8 matmul, per shape and thread count, in one run.
+// tile), oneDNN's int8 matmul, XNNPACK and onnxruntime's QLinearMatMul (without the bias, which it
+// does not have: bench_onnxruntime.h), per shape and thread count, in one run.
 //
 // Both sides compute the same thing: u8 activations x s8 weights, int32 accumulation, and for s8
 // outputs one fp32 output scale per tensor (RoundingMode::fp32 is exactly oneDNN's output-scale
@@ -24,6 +25,9 @@
 #endif
 #if defined(QTUNE_HAVE_XNNPACK)
 #include "peers/xnnpack_fully_connected.h"
+#endif
+#if defined(QTUNE_HAVE_ONNX)
+#include "bench_onnxruntime.h"
 #endif
 
 namespace qtune::cli {
@@ -104,15 +108,21 @@ GemmConfig variant_config(const GemmConfig& base, const GemmMicrokernelInfo& uk,
   return c;
 }
 
-BenchCase qtune_case(const GemmShape& s, const GemmProblem& p, const GemmConfig& c) {
+// The shape's fields of a case of `impl`.
+BenchCase base_case(const GemmShape& s, const std::string& impl, int threads) {
   BenchCase bc;
   bc.op = "gemm";
   bc.shape = {{"m", s.m}, {"n", s.n}, {"k", s.k}};
-  bc.impl = "qtune";
+  bc.impl = impl;
+  bc.threads = threads;
+  bc.ops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  return bc;
+}
+
+BenchCase qtune_case(const GemmShape& s, const GemmProblem& p, const GemmConfig& c) {
+  BenchCase bc = base_case(s, "qtune", c.threads);
   bc.variant = from_gemm_config(c).key();
   bc.isa = std::string(to_string(c.isa));
-  bc.threads = c.threads;
-  bc.ops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
   bc.prepare = [s, p, c]() -> std::function<void()> {
     struct State {
       std::vector<std::uint8_t> a, c;
@@ -136,12 +146,7 @@ BenchCase qtune_case(const GemmShape& s, const GemmProblem& p, const GemmConfig&
 
 #if defined(QTUNE_HAVE_ONEDNN)
 BenchCase onednn_case(const GemmShape& s, DType out_type, int threads) {
-  BenchCase bc;
-  bc.op = "gemm";
-  bc.shape = {{"m", s.m}, {"n", s.n}, {"k", s.k}};
-  bc.impl = "onednn";
-  bc.threads = threads;
-  bc.ops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  BenchCase bc = base_case(s, "onednn", threads);
   // The implementation name is only known once the primitive exists: create it once here.
   bc.variant = peers::OnednnMatmul(1, 1, 1, out_type, 1).implementation();
   bc.prepare = [s, out_type, threads]() -> std::function<void()> {
@@ -154,13 +159,8 @@ BenchCase onednn_case(const GemmShape& s, DType out_type, int threads) {
 
 #if defined(QTUNE_HAVE_XNNPACK)
 BenchCase xnnpack_case(const GemmShape& s, int threads) {
-  BenchCase bc;
-  bc.op = "gemm";
-  bc.shape = {{"m", s.m}, {"n", s.n}, {"k", s.k}};
-  bc.impl = "xnnpack";
+  BenchCase bc = base_case(s, "xnnpack", threads);
   bc.variant = peers::XnnpackFullyConnected::implementation();
-  bc.threads = threads;
-  bc.ops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
   bc.prepare = [s, threads]() -> std::function<void()> {
     auto peer = std::make_shared<peers::XnnpackFullyConnected>(s.m, s.n, s.k, threads);
     return [peer] { peer->run(); };
@@ -184,8 +184,21 @@ int bench_gemm(const Args& args) {
   std::vector<Isa> measured_isas = configs.empty() ? isas : std::vector<Isa>{};
   for (const GemmConfig& c : configs) measured_isas.push_back(c.isa);
   std::vector<BenchCase> cases = peak_cases(measured_isas);
+#if defined(QTUNE_HAVE_ONNX)
+  std::vector<OnnxRuntimeBenchLayer> onnx_layers;
+#endif
   for (const GemmShape& s : shapes) {
     const GemmProblem problem = bench_problem(s, out_type);
+#if defined(QTUNE_HAVE_ONNX)
+    {
+      // The same problem as a one-node ONNX model (weights drawn as qtune_case draws them).
+      std::mt19937 rng(2);
+      std::vector<std::int8_t> b(static_cast<std::size_t>(s.k * s.n));
+      for (auto& v : b) v = static_cast<std::int8_t>(rng());
+      const std::vector<std::int32_t> bias(static_cast<std::size_t>(s.n), 100);
+      onnx_layers.push_back({onnx_import::gemm_layer_model(problem, b, bias), base_case(s, "", 1)});
+    }
+#endif
     const GemmConfig base = default_blocking(s);
     for (int t : threads) {
       if (!configs.empty()) {
@@ -218,7 +231,12 @@ int bench_gemm(const Args& args) {
     std::cerr << "qtune bench: " << cases.size() << " cases, " << args.value_or("repetitions", "5")
               << " repetitions each" << (cases.size() > 40 ? " (this takes a while)" : "") << "\n";
   }
+#if defined(QTUNE_HAVE_ONNX)
+  const std::vector<BenchResult> results =
+      run_bench_cases_with_onnxruntime(std::move(cases), bench_options_from(args), onnx_layers, threads);
+#else
   const std::vector<BenchResult> results = run_bench_cases(std::move(cases), bench_options_from(args));
+#endif
   print_bench_results(results, args.flag("json"), std::cout);
   return 0;
 }

@@ -161,6 +161,7 @@ std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const Ben
     } else if (!it->second.error.empty() || it->second.ns.empty()) {
       r.error = it->second.error.empty() ? "no timing" : it->second.error;
     } else {
+      r.samples_ns = it->second.ns;
       r.median_ns = median(it->second.ns);
       r.gops = r.bench.ops / r.median_ns;
     }
@@ -205,20 +206,25 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
       peer_gops.emplace(r.bench.impl + "|" + group_of(r), r.gops);
     }
   }
+  const auto name_of = [](const BenchResult& r) {
+    return r.bench.impl == "qtune" || r.bench.impl == "peak" ? r.bench.variant
+                                                             : r.bench.impl + " (" + r.bench.variant + ")";
+  };
+  // The variant column fits the longest name (a peer's note on what it leaves out can be long).
+  int name_width = 72;
+  for (const BenchResult& r : results) name_width = std::max(name_width, static_cast<int>(name_of(r).size()) + 1);
   std::string last_shape;
   for (const BenchResult& r : results) {
     const std::string shape = r.bench.impl == "peak" ? "instruction peak, one core" : r.bench.op + " " + shape_label(r.bench);
     if (shape != last_shape) {
       out << "\n" << shape << "\n";
-      out << "  " << std::left << std::setw(72) << "variant" << std::right << std::setw(8) << "threads" << std::setw(10)
+      out << "  " << std::left << std::setw(name_width) << "variant" << std::right << std::setw(8) << "threads" << std::setw(10)
           << "GOP/s" << std::setw(14) << "median us";
-      for (const std::string& peer : peers) out << std::setw(12) << "vs " + peer;
+      for (const std::string& peer : peers) out << std::setw(16) << "vs " + peer;
       out << std::setw(10) << "of peak" << "\n";
       last_shape = shape;
     }
-    const std::string name = r.bench.impl == "qtune" || r.bench.impl == "peak" ? r.bench.variant
-                                                                               : r.bench.impl + " (" + r.bench.variant + ")";
-    out << "  " << std::left << std::setw(72) << name << std::right << std::setw(8) << r.bench.threads;
+    out << "  " << std::left << std::setw(name_width) << name_of(r) << std::right << std::setw(8) << r.bench.threads;
     if (!r.error.empty()) {
       out << "  error: " << r.error << "\n";
       continue;
@@ -227,7 +233,7 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
     for (const std::string& peer : peers) {
       const auto it = peer_gops.find(peer + "|" + group_of(r));
       const bool has = r.bench.impl != "peak" && it != peer_gops.end();
-      out << std::setw(12) << (has ? fixed(r.gops / it->second, 2) : std::string("-"));
+      out << std::setw(16) << (has ? fixed(r.gops / it->second, 2) : std::string("-"));
     }
     const auto peak = peak_gops.find(r.bench.isa);
     const bool has_peak = r.bench.impl == "qtune" && peak != peak_gops.end();

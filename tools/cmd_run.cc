@@ -1,7 +1,10 @@
 // `qtune run`: runs every layer of a network, in order, on synthetic data with the configuration
 // the runtime picks (tuned, nearest tuned shape, or default), then with the untuned default, then
 // with oneDNN where the peer can express the layer, and prints per-layer and total times. With
-// --model the layers are a quantized ONNX model's, with its own weights, bias and quantization.
+// --model the layers are a quantized ONNX model's, with its own weights, bias and quantization,
+// and --onnxruntime times the model in onnxruntime too, in rounds between the layers.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -14,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "cli.h"
@@ -248,57 +252,91 @@ std::vector<LayerValues> model_layer_values(const std::string& path, const qtune
 }
 
 #ifdef QTUNE_HAVE_ONNX
-// The model in onnxruntime at the run's thread budget, after qtune's timings: per layer (its
-// profiler's kernel times of the layer's nodes) against the tuned time, and the whole model.
-void compare_with_onnxruntime(const std::string& model_path, const qtune::cli::Args& args,
+// onnxruntime's rounds between qtune's layers: its `runs` runs per thread count spread evenly over
+// the gaps after each of `layers` layers (qtune, onnxruntime, qtune, onnxruntime, ...).
+int onnxruntime_runs_after_layer(std::size_t layer, std::size_t layers, int runs) {
+  const auto share = [&](std::size_t i) { return static_cast<int>(i * static_cast<std::size_t>(runs) / layers); };
+  return share(layer + 1) - share(layer);
+}
+
+// The model in onnxruntime at 1 thread and the run's budget (2 for a budget of 1), timed in rounds
+// between qtune's layers: per layer (its profiler's kernel times of the layer's nodes) against the
+// tuned time, and the whole model.
+void compare_with_onnxruntime(const std::vector<qtune::cli::OnnxRuntimeSamples>& samples, const std::string& version,
                               const std::vector<LayerResult>& results, const std::vector<LayerValues>& values,
-                              int threads, int repetitions, bool json) {
+                              int threads, bool json) {
   std::vector<qtune::cli::LayerNodes> nodes;
   for (std::size_t i = 0; i < results.size(); ++i) nodes.push_back({results[i].name, values[i].onnx_nodes});
-  const auto timings = qtune::cli::time_in_onnxruntime(model_path, qtune::cli::input_shapes(args), nodes, {threads},
-                                                       std::max(repetitions, 5));
-  const qtune::cli::OnnxRuntimeRun& ort = timings.runs.at(0);
-  qtune::cli::CaseTiming tuned_total{0, 0, 0, repetitions}, ort_total{0, 0, 0, repetitions};
+  std::vector<qtune::cli::OnnxRuntimeRun> runs;
+  for (const auto& s : samples) runs.push_back(qtune::cli::layer_timings(s, nodes));
+  const int repetitions = results.empty() ? 0 : results.front().tuned.repetitions;
+  qtune::cli::CaseTiming tuned_total{0, 0, 0, repetitions};
+  std::vector<qtune::cli::CaseTiming> ort_totals(runs.size());
+  const auto accumulate = [](qtune::cli::CaseTiming& total, const qtune::cli::CaseTiming& t, int count) {
+    total.median_ns += count * t.median_ns;
+    total.low_ns += count * t.low_ns;
+    total.high_ns += count * t.high_ns;
+    total.repetitions = t.repetitions;
+  };
   nlohmann::json layers = nlohmann::json::object();
   if (!json) {
-    std::cout << "\nonnxruntime " << timings.version << " (Node.js), " << threads << " thread(s), median of "
-              << ort.model.repetitions << " runs after qtune's timings; a layer's time is the sum of onnxruntime's "
-              << "profiler kernel times of its nodes\n"
-              << std::left << std::setw(34) << "layer" << std::right << std::setw(4) << "x" << std::setw(10) << "tuned"
-              << std::setw(13) << "onnxruntime" << std::setw(16) << "ort/tun" << "\n";
+    std::cout << "\nonnxruntime " << version << " (Node.js) at";
+    for (const auto& run : runs) std::cout << " " << run.threads << (&run == &runs.front() ? " and" : "");
+    std::cout << " thread(s), " << runs.front().model.repetitions << " runs each, in rounds between qtune's layers; a "
+              << "layer's time is the median of the sum of onnxruntime's profiler kernel times of its nodes; qtune "
+              << "ran at " << threads << " thread(s)\n"
+              << std::left << std::setw(34) << "layer" << std::right << std::setw(4) << "x" << std::setw(10) << "tuned";
+    for (const auto& run : runs) std::cout << std::setw(10) << "ort " + std::to_string(run.threads) + "t";
+    for (const auto& run : runs) std::cout << std::setw(18) << "ort" + std::to_string(run.threads) + "/tun";
+    std::cout << "\n";
   }
   for (const LayerResult& r : results) {
-    const auto it = ort.layers.find(r.name);
-    if (it == ort.layers.end()) continue;
-    for (auto* total : {&tuned_total, &ort_total}) {
-      const qtune::cli::CaseTiming& t = total == &tuned_total ? r.tuned : it->second;
-      total->median_ns += r.count * t.median_ns;
-      total->low_ns += r.count * t.low_ns;
-      total->high_ns += r.count * t.high_ns;
+    if (std::none_of(runs.begin(), runs.end(), [&](const auto& run) { return run.layers.count(r.name) > 0; })) continue;
+    accumulate(tuned_total, r.tuned, r.count);
+    nlohmann::json line = {{"tuned_ns", r.tuned.median_ns}};
+    std::ostringstream times, ratios;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const auto it = runs[i].layers.find(r.name);
+      const std::string key = "onnxruntime_" + std::to_string(runs[i].threads) + "t";
+      if (it == runs[i].layers.end()) {
+        times << std::setw(10) << "-";
+        ratios << std::setw(18) << "-";
+        continue;
+      }
+      accumulate(ort_totals[i], it->second, r.count);
+      line[key + "_ns"] = it->second.median_ns;
+      line[key + "_quartiles_ns"] = {it->second.low_ns, it->second.high_ns};
+      line[key + "_verdict"] = qtune::cli::verdict(r.tuned, it->second);
+      times << std::setw(10) << ms(it->second.median_ns);
+      ratios << std::setw(18) << ratio(it->second.median_ns, r.tuned.median_ns) + " " + qtune::cli::verdict(r.tuned, it->second);
     }
-    layers[r.name] = {{"tuned_ns", r.tuned.median_ns}, {"onnxruntime_ns", it->second.median_ns},
-                      {"onnxruntime_quartiles_ns", {it->second.low_ns, it->second.high_ns}}};
+    layers[r.name] = line;
     if (!json) {
       std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::right << std::setw(4) << r.count
-                << std::setw(10) << ms(r.tuned.median_ns) << std::setw(13) << ms(it->second.median_ns) << std::setw(16)
-                << ratio(it->second.median_ns, r.tuned.median_ns) + " " + qtune::cli::verdict(r.tuned, it->second)
-                << "\n";
+                << std::setw(10) << ms(r.tuned.median_ns) << times.str() << ratios.str() << "\n";
     }
   }
   if (json) {
-    std::cout << nlohmann::json{{"type", "onnxruntime"},        {"version", timings.version},
-                                {"threads", threads},            {"layers", layers},
-                                {"layers_tuned_ns", tuned_total.median_ns}, {"layers_onnxruntime_ns", ort_total.median_ns},
-                                {"model_ns", ort.model.median_ns}, {"other_nodes_ns", ort.other.median_ns}}
-                     .dump()
-              << "\n";
+    nlohmann::json line = {{"type", "onnxruntime"},   {"version", version}, {"threads", threads},
+                           {"layers", layers},        {"layers_tuned_ns", tuned_total.median_ns}};
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::string key = "onnxruntime_" + std::to_string(runs[i].threads) + "t";
+      line[key] = {{"layers_ns", ort_totals[i].median_ns},
+                   {"verdict", qtune::cli::verdict(tuned_total, ort_totals[i])},
+                   {"model_ns", runs[i].model.median_ns},
+                   {"other_nodes_ns", runs[i].other.median_ns}};
+    }
+    std::cout << line.dump() << "\n";
     return;
   }
-  std::cout << "layers: tuned " << ms(tuned_total.median_ns) << " ms, onnxruntime " << ms(ort_total.median_ns)
-            << " ms (onnxruntime/tuned " << ratio(ort_total.median_ns, tuned_total.median_ns) << ", "
-            << qtune::cli::verdict(tuned_total, ort_total) << "); the whole model in onnxruntime " << ms(ort.model.median_ns)
-            << " ms (session.run from Node.js), of which " << ms(ort.other.median_ns)
-            << " ms in nodes qtune does not compute (pooling, layout transposes, ...)\n";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    std::cout << "layers at " << runs[i].threads << " onnxruntime thread(s): tuned " << ms(tuned_total.median_ns)
+              << " ms, onnxruntime " << ms(ort_totals[i].median_ns) << " ms (onnxruntime/tuned "
+              << ratio(ort_totals[i].median_ns, tuned_total.median_ns) << ", "
+              << qtune::cli::verdict(tuned_total, ort_totals[i]) << "); the whole model in onnxruntime "
+              << ms(runs[i].model.median_ns) << " ms (session.run from Node.js), of which " << ms(runs[i].other.median_ns)
+              << " ms in nodes qtune does not compute (pooling, layout transposes, ...)\n";
+  }
 }
 #endif
 
@@ -346,6 +384,15 @@ int run_network(const qtune::cli::Args& args) {
     }
   }();
   const std::string source = args.value("db") ? *args.value("db") : args.value("log") ? *args.value("log") : "";
+#ifdef QTUNE_HAVE_ONNX
+  // onnxruntime runs in rounds between the layers (at least 5 runs per thread count in all);
+  // started before anything is printed, so that a missing onnxruntime is the only message.
+  std::optional<qtune::cli::OnnxRuntimePeer> onnxruntime;
+  const int onnxruntime_runs = std::max(repetitions, 5);
+  if (args.flag("onnxruntime")) {
+    onnxruntime.emplace(*model_path, qtune::cli::input_shapes(args), qtune::cli::onnxruntime_thread_counts(thread_budget));
+  }
+#endif
 
   if (!json) {
     std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
@@ -382,6 +429,15 @@ int run_network(const qtune::cli::Args& args) {
     const qtune::Layer& layer = network.layers[i];
     const LayerResult r = run_layer(rt, layer, repetitions, model_values.empty() ? nullptr : &model_values[i]);
     results.push_back(r);
+#ifdef QTUNE_HAVE_ONNX
+    if (const int runs = onnxruntime_runs_after_layer(i, network.layers.size(), onnxruntime_runs); onnxruntime && runs > 0) {
+      // Each side's idle workers spin for a while after a run (qtune's pool, OpenMP's after oneDNN,
+      // onnxruntime's), on the cores the other side needs next: a pause before and after its turn.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      onnxruntime->time_round(runs, 0);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+#endif
     append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network);
     accumulate(total_tuned, r.tuned, r.count);
     accumulate(total_default, r.untuned, r.count);
@@ -462,7 +518,7 @@ int run_network(const qtune::cli::Args& args) {
                             {"stored_run", stored_run.empty() ? nlohmann::json() : nlohmann::json(stored_run)}};
     std::cout << total.dump() << "\n";
 #ifdef QTUNE_HAVE_ONNX
-    if (args.flag("onnxruntime")) compare_with_onnxruntime(*model_path, args, results, model_values, thread_budget, repetitions, true);
+    if (onnxruntime) compare_with_onnxruntime(onnxruntime->finish(), onnxruntime->version(), results, model_values, thread_budget, true);
 #endif
     return 0;
   }
@@ -493,7 +549,7 @@ int run_network(const qtune::cli::Args& args) {
               << "zero points, clamp bounds narrower than the output type): the same work on other values\n";
   }
 #ifdef QTUNE_HAVE_ONNX
-  if (args.flag("onnxruntime")) compare_with_onnxruntime(*model_path, args, results, model_values, thread_budget, repetitions, false);
+  if (onnxruntime) compare_with_onnxruntime(onnxruntime->finish(), onnxruntime->version(), results, model_values, thread_budget, false);
 #endif
   if (fallbacks.empty()) {
     std::cout << "every layer ran its own tuned configuration\n";
@@ -523,6 +579,7 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                {"repetitions", true, "N  timed repetitions per layer and variant; the median is reported (default 5)"},
                {"no-store", false, "with --db: do not store the timings in the database's network_runs table"},
                {"onnxruntime", false, "with --model: also time the model in onnxruntime (Node.js, onnxruntime-node from "
-                                      "scripts/setup.sh) at the same thread budget, per layer and whole"},
+                                      "scripts/setup.sh) at 1 thread and the budget (2 for 1), per layer and whole, "
+                                      "in rounds between qtune's layers"},
                {"json", false, "one JSON object per line: each layer (type \"layer\"), then the total (type \"total\")"}},
               run_network);

@@ -18,13 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace qtune::onnx_import;
 using qtune::onnx_testing::build_model;
+using qtune::onnx_testing::differences;
+using qtune::onnx_testing::read_bytes;
 using qtune::onnx_testing::source_path;
-
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // Runs the model in onnxruntime on `image`; the graph outputs land in `dir`/<name>.bin.
 void run_onnxruntime(const std::string& model, const std::vector<std::uint8_t>& image, const std::string& dir,
@@ -71,16 +67,7 @@ TEST_P(AgainstOnnxRuntime, EveryLayerEqualsOnnxRuntimesOutput) {
       const auto input = layer.input == "image" ? image : read_bytes(out + "/" + layer.input + ".bin");
       const auto expected = read_bytes(out + "/" + layer.output + ".bin");
       const auto got = run_layer(runtime, layer, input, threads);
-      ASSERT_EQ(got.size(), expected.size());
-      std::size_t differing = 0, first = 0;
-      for (std::size_t i = got.size(); i-- > 0;) {
-        if (got[i] != expected[i]) {
-          ++differing;
-          first = i;
-        }
-      }
-      EXPECT_EQ(differing, 0u) << "of " << got.size() << " elements; the first at " << first << ": qtune "
-                               << int(got[first]) << ", onnxruntime " << int(expected[first]);
+      EXPECT_EQ(differences(expected, got), "");
     }
   }
 }
