@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cache_option.h"
 #include "cli.h"
 #include "interleaved_timing.h"
 #include "model_cli.h"
@@ -84,7 +85,8 @@ constexpr int kOpenMp = 1;  // oneDNN's thread runtime (TimedCase::runtime; qtun
 
 // One layer: the runtime's choice, the untuned default and oneDNN on the same data, prepared
 // first and then timed interleaved (time_interleaved).
-LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions, const LayerValues* values) {
+LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions, qtune::CacheState cache,
+                      const LayerValues* values) {
   const qtune::Workload& w = layer.workload;
   LayerResult r;
   r.name = layer.name;
@@ -96,7 +98,7 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   r.default_config_key = untuned.key();
   std::vector<qtune::cli::TimedCase> cases;  // tuned, default, then oneDNN where it runs
   const auto time_cases = [&] {
-    const auto timings = qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads);
+    const auto timings = qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads, cache);
     r.tuned = timings[0];
     r.untuned = timings[1];
     if (timings.size() > 2) r.onednn = timings[2];
@@ -316,6 +318,7 @@ int run_network(const qtune::cli::Args& args) {
   const auto threads = args.value("threads");
   const int thread_budget = static_cast<int>(args.int_or("threads", 1, 1, 1024));
   const bool json = args.flag("json");
+  const qtune::CacheState cache = qtune::cli::cache_from_args(args);
 
   qtune::WorkloadFile network;
   std::vector<LayerValues> model_values;
@@ -356,7 +359,8 @@ int run_network(const qtune::cli::Args& args) {
     if (rt.other_target_entries() > 0)
       std::cout << "  (" << rt.other_target_entries()
                 << " entries of other targets ignored; --target KEY uses them)\n";
-    std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms, of tuned, default "
+    std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms, cache "
+              << qtune::to_string(cache) << " (docs/measurement-protocol.md), of tuned, default "
               << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
               << "called faster or slower only when the interquartile ranges do not overlap, else same; totals weight "
               << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library)\n\n"
@@ -380,7 +384,7 @@ int run_network(const qtune::cli::Args& args) {
   std::vector<LayerResult> results;
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const qtune::Layer& layer = network.layers[i];
-    const LayerResult r = run_layer(rt, layer, repetitions, model_values.empty() ? nullptr : &model_values[i]);
+    const LayerResult r = run_layer(rt, layer, repetitions, cache, model_values.empty() ? nullptr : &model_values[i]);
     results.push_back(r);
     append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network);
     accumulate(total_tuned, r.tuned, r.count);
@@ -457,6 +461,8 @@ int run_network(const qtune::cli::Args& args) {
                             {"verdict_vs_onednn",
                              onednn_layers ? qtune::cli::verdict(tuned_where_onednn, total_onednn) : "-"},
                             {"fallbacks", fallbacks.size()},
+                            {"cache", std::string(qtune::to_string(cache))},
+                            {"repetitions", repetitions},
                             {"target", rt.target_key()},
                             {"target_differences", rt.target_differences()},
                             {"stored_run", stored_run.empty() ? nlohmann::json() : nlohmann::json(stored_run)}};
@@ -508,7 +514,7 @@ int run_network(const qtune::cli::Args& args) {
 
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
               "qtune run (--workloads FILE | --model FILE [--input-shape NAME=DIMS]) [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
-              "[--rounding MODE] [--repetitions N] [--no-store] [--onnxruntime] [--json]",
+              "[--rounding MODE] [--repetitions N] [--cache warm|cold] [--no-store] [--onnxruntime] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
                {"model", true, "FILE  a quantized ONNX model: its conv / matmul layers with their own weights and quantization"},
                qtune::cli::input_shape_option(),
@@ -521,6 +527,7 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                 "default: each layer's own, from the file); tuning of the layer's own rounding applies as its "
                 "nearest tuned shape"},
                {"repetitions", true, "N  timed repetitions per layer and variant; the median is reported (default 5)"},
+               qtune::cli::cache_option(),
                {"no-store", false, "with --db: do not store the timings in the database's network_runs table"},
                {"onnxruntime", false, "with --model: also time the model in onnxruntime (Node.js, onnxruntime-node from "
                                       "scripts/setup.sh) at the same thread budget, per layer and whole"},

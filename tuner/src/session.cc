@@ -252,13 +252,19 @@ struct TuningSession::Run {
   // Measures `config` of layer t and commits the result; nullopt when the measurement says nothing
   // about the configuration (its worker died from the user's Ctrl-C).
   std::optional<MeasureResult> measure(std::size_t t, const Config& config) {
-    MeasureResult result = session.measurer_.measure(layers[t].workload, config, options.measure);
+    UndisturbedMeasurement measured = measure_undisturbed(session.measurer_, layers[t].workload, config, options.measure,
+                                                          options.disturbance, [this] { return stop_requested(); });
+    MeasureResult& result = measured.result;
     // A worker that died because the user's Ctrl-C reached it too says nothing about the
     // configuration: leave it unmeasured rather than blame it for a crash forever.
     if (stop_requested() && result.error == ErrorKind::crash) return std::nullopt;
     result.workload_key = layers[t].workload.key();
     result.config_key = config.key();
-    session.db_.add_measurement(to_measurement_record(result, *session.session_id_, target_key));
+    records::MeasurementRecord record = to_measurement_record(result, *session.session_id_, target_key);
+    record_disturbance(record, measured);
+    session.db_.add_measurement(record);
+    if (measured.disturbed_attempts > 0 || measured.disturbed) ++layers[t].disturbed;
+    if (measured.disturbed) ++layers[t].still_disturbed;
     tasks[t].history.add(config, result.ok() ? std::optional<double>(result.gops) : std::nullopt);
     return result;
   }

@@ -1,0 +1,153 @@
+// Disturbance awareness of the tuner, driven through the measurer seam: a fake measurer reports
+// how long its threads waited for a CPU, so what counts as disturbed, how often a measurement is
+// taken again and what the record and the summary say are checked without timing anything.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "qtune/records/tuning_db.h"
+#include "qtune/search_space/operator_spaces.h"
+#include "qtune/tuner/disturbance.h"
+#include "qtune/tuner/measurement_record.h"
+#include "qtune/tuner/session.h"
+#include "qtune/tuner/session_summary.h"
+#include "tuner/fake_measurer.h"
+
+namespace qtune {
+namespace {
+
+// The fake measurer (every configuration correct) whose result of call n (1-based) waited share(n)
+// of its time.
+class WaitingMeasurer final : public Measurer {
+ public:
+  using Measurer::measure;
+  std::function<double(std::size_t call)> share;
+  testing::FakeMeasurer inner;
+  WaitingMeasurer() {
+    inner.gops = [](const std::string&, const std::string& config_key) -> std::optional<double> {
+      return 10.0 + static_cast<double>(Config({{"k", config_key}}).hash() % 1000) / 10.0;
+    };
+  }
+  MeasureResult measure(const std::string& workload_key, const std::string& config_key,
+                        const MeasureSettings& settings) override {
+    MeasureResult r = inner.measure(workload_key, config_key, settings);
+    r.waiting_share = share(inner.calls.size());
+    return r;
+  }
+};
+
+Workload small_gemm() {
+  Workload w;
+  w.op = OpKind::gemm;
+  w.m = w.n = 8;
+  w.k = 16;
+  return w;
+}
+
+Config some_config() { return default_config(small_gemm(), cpu_features()); }
+
+TEST(Disturbance, ThresholdOnTheWaitingShare) {
+  const DisturbancePolicy policy;  // 0.05
+  MeasureResult r;
+  r.stats = MeasureStats::from_samples({1e-3, 1e-3, 1e-3}, 1);
+  EXPECT_FALSE(is_disturbed(r, policy));  // not checked: nothing known
+  r.waiting_share = 0.01;
+  EXPECT_FALSE(is_disturbed(r, policy));
+  r.waiting_share = 0.5;
+  EXPECT_TRUE(is_disturbed(r, policy));
+  r.error = ErrorKind::wrong_answer;
+  EXPECT_FALSE(is_disturbed(r, policy));  // an error is retried by nobody: it is the news
+}
+
+TEST(Disturbance, DisturbedMeasurementIsTakenAgainUntilQuiet) {
+  WaitingMeasurer m;
+  m.share = [](std::size_t call) { return call < 2 ? 0.5 : 0.0; };  // calls 1 disturbed, 2 quiet
+  const auto measured = measure_undisturbed(m, small_gemm(), some_config(), MeasureSettings::tuning(), {});
+  EXPECT_EQ(m.inner.calls.size(), 2u);
+  EXPECT_EQ(measured.disturbed_attempts, 1);
+  EXPECT_FALSE(measured.disturbed);
+  EXPECT_EQ(measured.result.waiting_share, 0.0);
+}
+
+TEST(Disturbance, RetriesAreBoundedAndTheLastAttemptIsKeptDisturbed) {
+  WaitingMeasurer m;
+  m.share = [](std::size_t) { return 0.7; };
+  DisturbancePolicy policy;
+  policy.retries = 3;
+  const auto measured = measure_undisturbed(m, small_gemm(), some_config(), MeasureSettings::tuning(), policy);
+  EXPECT_EQ(m.inner.calls.size(), 4u);  // the first and three retries
+  EXPECT_EQ(measured.disturbed_attempts, 3);
+  EXPECT_TRUE(measured.disturbed);
+  EXPECT_TRUE(measured.result.ok());
+}
+
+TEST(Disturbance, AStopRequestEndsTheRetries) {
+  WaitingMeasurer m;
+  m.share = [](std::size_t) { return 0.7; };
+  const auto measured =
+      measure_undisturbed(m, small_gemm(), some_config(), MeasureSettings::tuning(), {}, [] { return true; });
+  EXPECT_EQ(m.inner.calls.size(), 1u);
+  EXPECT_TRUE(measured.disturbed);
+}
+
+TEST(Disturbance, RecordedInTheMeasurementsSettingsAndReadBack) {
+  WaitingMeasurer m;
+  m.share = [](std::size_t call) { return call == 1 ? 0.4 : 0.02; };
+  const auto measured = measure_undisturbed(m, small_gemm(), some_config(), MeasureSettings::tuning(), {});
+  records::MeasurementRecord record = to_measurement_record(measured.result, std::nullopt, "target");
+  EXPECT_FALSE(recorded_disturbed(record).has_value());  // as a qtune without the check wrote it
+  record_disturbance(record, measured);
+  EXPECT_EQ(record.settings.at("disturbed_attempts"), 1);
+  EXPECT_DOUBLE_EQ(record.settings.at("waiting_share").get<double>(), 0.02);
+  ASSERT_TRUE(recorded_disturbed(record).has_value());
+  EXPECT_FALSE(*recorded_disturbed(record));
+  // The settings stay readable as settings: the disturbance is beside them.
+  EXPECT_EQ(settings_from_json(record.settings), MeasureSettings::tuning());
+}
+
+class DisturbedSession : public ::testing::Test {
+ protected:
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("qtune_disturbed_session_" + std::to_string(::getpid()));
+  void SetUp() override {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+};
+
+TEST_F(DisturbedSession, CountsStoresAndReportsTheDisturbance) {
+  auto db = records::TuningDb::open((dir / "t.db").string(), records::OpenMode::create);
+  WaitingMeasurer m;
+  // Calls 3 and 4 (a measurement and its first retry) disturbed, its second retry (call 5) quiet;
+  // calls 10 to 12 (a measurement and both its retries) disturbed: kept disturbed.
+  m.share = [](std::size_t call) { return call == 3 || call == 4 || (call >= 10 && call <= 12) ? 0.6 : 0.0; };
+  SessionOptions options;
+  options.strategy = StrategyKind::random;
+  options.trials_per_layer = 8;
+  options.confirm_top = 0;
+  TuningSession session({Layer{"fc", small_gemm(), 1}}, db, m, options);
+  session.run();
+  const LayerStatus& layer = session.layers().at(0);
+  EXPECT_EQ(layer.disturbed, 2u);
+  EXPECT_EQ(layer.still_disturbed, 1u);
+  EXPECT_EQ(m.inner.calls.size(), layer.session_trials + 2 + 2);  // the retries come on top
+  std::size_t kept_disturbed = 0, checked = 0;
+  for (const auto& record : db.measurements({})) {
+    if (const auto d = recorded_disturbed(record)) {
+      ++checked;
+      kept_disturbed += *d;
+    }
+  }
+  EXPECT_EQ(checked, layer.session_trials);  // one record per measurement, retries not stored twice
+  EXPECT_EQ(kept_disturbed, 1u);
+  std::ostringstream out;
+  print_summary(out, session.layers(), options.measure, options.disturbance);
+  EXPECT_NE(out.str().find("machine disturbed: 2 measurement(s)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("1 stayed disturbed after 2 retries"), std::string::npos) << out.str();
+}
+
+}  // namespace
+}  // namespace qtune

@@ -1,0 +1,35 @@
+#include "qtune/tuner/disturbance.h"
+
+namespace qtune {
+
+bool is_disturbed(const MeasureResult& result, const DisturbancePolicy& policy) {
+  return result.ok() && result.waiting_share && *result.waiting_share > policy.max_waiting_share;
+}
+
+UndisturbedMeasurement measure_undisturbed(Measurer& measurer, const Workload& workload, const Config& config,
+                                           const MeasureSettings& settings, const DisturbancePolicy& policy,
+                                           const std::function<bool()>& stop) {
+  UndisturbedMeasurement out{measurer.measure(workload, config, settings)};
+  while (is_disturbed(out.result, policy) && out.disturbed_attempts < policy.retries && !(stop && stop())) {
+    ++out.disturbed_attempts;
+    out.result = measurer.measure(workload, config, settings);
+  }
+  out.disturbed = is_disturbed(out.result, policy);
+  return out;
+}
+
+void record_disturbance(records::MeasurementRecord& record, const UndisturbedMeasurement& measured) {
+  if (!record.settings.is_object()) return;
+  if (measured.result.waiting_share) record.settings["waiting_share"] = *measured.result.waiting_share;
+  record.settings["disturbed_attempts"] = measured.disturbed_attempts;
+  record.settings["disturbed"] = measured.disturbed;
+}
+
+std::optional<bool> recorded_disturbed(const records::MeasurementRecord& record) {
+  if (!record.settings.is_object()) return std::nullopt;
+  const auto it = record.settings.find("disturbed");
+  if (it == record.settings.end() || !it->is_boolean()) return std::nullopt;
+  return it->get<bool>();
+}
+
+}  // namespace qtune
