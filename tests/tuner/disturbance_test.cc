@@ -13,6 +13,7 @@
 #include "qtune/tuner/measurement_record.h"
 #include "qtune/tuner/session.h"
 #include "qtune/tuner/session_summary.h"
+#include "qtune/tuner/trial_history.h"
 #include "tuner/fake_measurer.h"
 
 namespace qtune {
@@ -105,6 +106,17 @@ TEST(Disturbance, RecordedInTheMeasurementsSettingsAndReadBack) {
   EXPECT_FALSE(*recorded_disturbed(record));
   // The settings stay readable as settings: the disturbance is beside them.
   EXPECT_EQ(settings_from_json(record.settings), MeasureSettings::tuning());
+}
+
+TEST(Disturbance, TrialHistoryPrefersUndisturbedSamples) {
+  TrialHistory history;
+  const Config c = some_config();
+  history.add(c, 100.0, true);
+  EXPECT_EQ(history.observations().at(0).gops, 100.0);  // only disturbed samples: they count
+  history.add(c, 300.0, false);
+  history.add(c, 90.0, true);
+  EXPECT_EQ(history.observations().at(0).gops, 300.0);  // the undisturbed one decides
+  EXPECT_EQ(history.samples(c), 3u);                    // every sample was measured
 }
 
 class DisturbedSession : public ::testing::Test {

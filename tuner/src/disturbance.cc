@@ -26,10 +26,10 @@ void record_disturbance(records::MeasurementRecord& record, const UndisturbedMea
 }
 
 std::optional<bool> recorded_disturbed(const records::MeasurementRecord& record) {
-  if (!record.settings.is_object()) return std::nullopt;
-  const auto it = record.settings.find("disturbed");
-  if (it == record.settings.end() || !it->is_boolean()) return std::nullopt;
-  return it->get<bool>();
+  if (!record.settings.is_object() || !record.settings.contains("disturbed") ||
+      !record.settings.at("disturbed").is_boolean())
+    return std::nullopt;
+  return record.disturbed();
 }
 
 }  // namespace qtune

@@ -227,7 +227,7 @@ struct TuningSession::Run {
     const KnobSpace full = full_space(workload.op);
     for (const auto& record : session.db_.measurements(filter)) {
       try {
-        history.add(full.parse(record.config_key), stored_gops(record));
+        history.add(full.parse(record.config_key), stored_gops(record), record.disturbed());
       } catch (const InvalidConfig&) {
         // Not a configuration of this build: it cannot be proposed here either.
       }
@@ -265,7 +265,7 @@ struct TuningSession::Run {
     session.db_.add_measurement(record);
     if (measured.disturbed_attempts > 0 || measured.disturbed) ++layers[t].disturbed;
     if (measured.disturbed) ++layers[t].still_disturbed;
-    tasks[t].history.add(config, result.ok() ? std::optional<double>(result.gops) : std::nullopt);
+    tasks[t].history.add(config, result.ok() ? std::optional<double>(result.gops) : std::nullopt, measured.disturbed);
     return result;
   }
 
