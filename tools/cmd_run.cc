@@ -19,9 +19,11 @@
 #include "cache_option.h"
 #include "cli.h"
 #include "interleaved_timing.h"
+#include "undisturbed_timing.h"
 #include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/measure/number_text.h"
+#include "qtune/measure/run_queue_wait.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/network_runs.h"
 #include "qtune/records/tuning_db.h"
@@ -29,6 +31,7 @@
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/workload.h"
+#include "qtune/tuner/disturbance.h"
 #include "records_cli.h"
 
 #ifdef QTUNE_HAVE_ONNX
@@ -63,6 +66,9 @@ struct LayerResult {
   std::optional<qtune::cli::CaseTiming> onednn;
   std::string onednn_note;  // implementation, or why the peer was not run
   bool onednn_dropped = false;  // oneDNN ran the layer without what it cannot express (onednn_note)
+  std::optional<double> waiting_share;  // disturbance of the kept timing (undisturbed_timing.h)
+  int retimed = 0;
+  bool disturbed = false;
 
   // Tuned against the untuned default: within the measured spread, or one configuration, "same".
   std::string verdict() const {
@@ -98,7 +104,14 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   r.default_config_key = untuned.key();
   std::vector<qtune::cli::TimedCase> cases;  // tuned, default, then oneDNN where it runs
   const auto time_cases = [&] {
-    const auto timings = qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads, cache);
+    const qtune::DisturbancePolicy policy;  // the tuner's: a layer is timed as a measurement is
+    const auto kept = qtune::cli::time_undisturbed(
+        [&] { return qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads, cache); },
+        policy.max_waiting_share, policy.retries, [] { return qtune::run_queue_wait_ns(); });
+    const auto& timings = kept.timings;
+    r.waiting_share = kept.waiting_share;
+    r.retimed = kept.retimed;
+    r.disturbed = kept.disturbed;
     r.tuned = timings[0];
     r.untuned = timings[1];
     if (timings.size() > 2) r.onednn = timings[2];
@@ -382,10 +395,14 @@ int run_network(const qtune::cli::Args& args) {
   const std::string run_uid = qtune::records::new_run_uid();
   std::vector<qtune::records::NetworkRunRecord> run_rows;  // stored with --db, for `qtune report`
   std::vector<LayerResult> results;
+  std::size_t retimed_layers = 0;            // timed again because other processes held the CPU
+  std::vector<std::string> disturbed_layers;  // still so after the retries
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const qtune::Layer& layer = network.layers[i];
     const LayerResult r = run_layer(rt, layer, repetitions, cache, model_values.empty() ? nullptr : &model_values[i]);
     results.push_back(r);
+    if (r.retimed > 0 || r.disturbed) ++retimed_layers;
+    if (r.disturbed) disturbed_layers.push_back(r.name);
     append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network);
     accumulate(total_tuned, r.tuned, r.count);
     accumulate(total_default, r.untuned, r.count);
@@ -420,7 +437,10 @@ int run_network(const qtune::cli::Args& args) {
                               r.onednn ? nlohmann::json({r.onednn->low_ns, r.onednn->high_ns}) : nlohmann::json()},
                              {"onednn", r.onednn_note},
                              {"speedup_vs_onednn", r.onednn ? nlohmann::json(onednn_ns / tuned_ns) : nlohmann::json()},
-                             {"verdict_vs_onednn", vs_onednn}};
+                             {"verdict_vs_onednn", vs_onednn},
+                             {"waiting_share", r.waiting_share ? nlohmann::json(*r.waiting_share) : nlohmann::json()},
+                             {"retimed", r.retimed},
+                             {"disturbed", r.disturbed}};
       std::cout << line.dump() << "\n";
     } else {
       std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::setw(30) << r.description.substr(0, 29)
@@ -462,6 +482,8 @@ int run_network(const qtune::cli::Args& args) {
                              onednn_layers ? qtune::cli::verdict(tuned_where_onednn, total_onednn) : "-"},
                             {"fallbacks", fallbacks.size()},
                             {"cache", std::string(qtune::to_string(cache))},
+                            {"retimed_layers", retimed_layers},
+                            {"disturbed_layers", disturbed_layers.size()},
                             {"repetitions", repetitions},
                             {"target", rt.target_key()},
                             {"target_differences", rt.target_differences()},
@@ -501,6 +523,17 @@ int run_network(const qtune::cli::Args& args) {
 #ifdef QTUNE_HAVE_ONNX
   if (args.flag("onnxruntime")) compare_with_onnxruntime(*model_path, args, results, model_values, thread_budget, repetitions, false);
 #endif
+  if (retimed_layers == 0) {
+    std::cout << "machine: no layer's timing was disturbed by other processes\n";
+  } else {
+    std::cout << "machine disturbed: " << retimed_layers << " layer(s) found other processes holding the CPU while "
+              << "timed and were timed again";
+    if (!disturbed_layers.empty()) {
+      std::cout << "; " << disturbed_layers.size() << " stayed disturbed, their figures are of a busy machine:";
+      for (const auto& name : disturbed_layers) std::cout << " " << name;
+    }
+    std::cout << "\n";
+  }
   if (fallbacks.empty()) {
     std::cout << "every layer ran its own tuned configuration\n";
   } else {

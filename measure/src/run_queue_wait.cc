@@ -1,9 +1,9 @@
-#include "run_queue_wait.h"
+#include "qtune/measure/run_queue_wait.h"
 
 #include <filesystem>
 #include <fstream>
 
-namespace qtune::detail {
+namespace qtune {
 
 std::optional<double> run_queue_wait_ns() {
   std::error_code error;
@@ -23,4 +23,4 @@ std::optional<double> run_queue_wait_ns() {
   return total;
 }
 
-}  // namespace qtune::detail
+}  // namespace qtune

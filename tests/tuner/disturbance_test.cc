@@ -72,9 +72,9 @@ TEST(Disturbance, DisturbedMeasurementIsTakenAgainUntilQuiet) {
   EXPECT_EQ(measured.result.waiting_share, 0.0);
 }
 
-TEST(Disturbance, RetriesAreBoundedAndTheLastAttemptIsKeptDisturbed) {
+TEST(Disturbance, RetriesAreBoundedAndTheLeastDisturbedAttemptIsKept) {
   WaitingMeasurer m;
-  m.share = [](std::size_t) { return 0.7; };
+  m.share = [](std::size_t call) { return call == 3 ? 0.3 : 0.7; };
   DisturbancePolicy policy;
   policy.retries = 3;
   const auto measured = measure_undisturbed(m, small_gemm(), some_config(), MeasureSettings::tuning(), policy);
@@ -82,6 +82,7 @@ TEST(Disturbance, RetriesAreBoundedAndTheLastAttemptIsKeptDisturbed) {
   EXPECT_EQ(measured.disturbed_attempts, 3);
   EXPECT_TRUE(measured.disturbed);
   EXPECT_TRUE(measured.result.ok());
+  EXPECT_EQ(measured.result.waiting_share, 0.3);
 }
 
 TEST(Disturbance, AStopRequestEndsTheRetries) {

@@ -12,7 +12,9 @@ UndisturbedMeasurement measure_undisturbed(Measurer& measurer, const Workload& w
   UndisturbedMeasurement out{measurer.measure(workload, config, settings)};
   while (is_disturbed(out.result, policy) && out.disturbed_attempts < policy.retries && !(stop && stop())) {
     ++out.disturbed_attempts;
-    out.result = measurer.measure(workload, config, settings);
+    MeasureResult again = measurer.measure(workload, config, settings);
+    // Keep the least disturbed attempt (a failure is news: keep it).
+    if (!again.ok() || !again.waiting_share || *again.waiting_share < *out.result.waiting_share) out.result = std::move(again);
   }
   out.disturbed = is_disturbed(out.result, policy);
   return out;

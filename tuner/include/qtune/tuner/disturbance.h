@@ -21,14 +21,14 @@ struct DisturbancePolicy {
 
 // A measurement taken, possibly again, and how disturbed its attempts were.
 struct UndisturbedMeasurement {
-  MeasureResult result;       // the last attempt
+  MeasureResult result;        // the least disturbed attempt (the one that ended the retries if quiet)
   int disturbed_attempts = 0;  // attempts thrown away as disturbed (0..retries)
-  bool disturbed = false;      // the last attempt is disturbed too (retries used up)
+  bool disturbed = false;      // the kept attempt is disturbed too (retries used up)
 };
 
 bool is_disturbed(const MeasureResult& result, const DisturbancePolicy& policy);
 
-// Measures; while the result is disturbed, retries remain and `stop` (if given) is false, measures
+// Measures; while the kept result is disturbed, retries remain and `stop` (if given) is false, measures
 // again. Failed measurements are not retried: their error is the news.
 UndisturbedMeasurement measure_undisturbed(Measurer& measurer, const Workload& workload, const Config& config,
                                            const MeasureSettings& settings, const DisturbancePolicy& policy,
