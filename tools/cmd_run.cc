@@ -92,7 +92,7 @@ constexpr int kOpenMp = 1;  // oneDNN's thread runtime (TimedCase::runtime; qtun
 // One layer: the runtime's choice, the untuned default and oneDNN on the same data, prepared
 // first and then timed interleaved (time_interleaved).
 LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions, qtune::CacheState cache,
-                      const LayerValues* values) {
+                      const qtune::DisturbancePolicy& policy, const LayerValues* values) {
   const qtune::Workload& w = layer.workload;
   LayerResult r;
   r.name = layer.name;
@@ -104,7 +104,6 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   r.default_config_key = untuned.key();
   std::vector<qtune::cli::TimedCase> cases;  // tuned, default, then oneDNN where it runs
   const auto time_cases = [&] {
-    const qtune::DisturbancePolicy policy;  // the tuner's: a layer is timed as a measurement is
     const auto kept = qtune::cli::time_undisturbed(
         [&] { return qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads, cache); },
         policy.max_waiting_share, policy.retries, [] { return qtune::run_queue_wait_ns(); });
@@ -397,9 +396,13 @@ int run_network(const qtune::cli::Args& args) {
   std::vector<LayerResult> results;
   std::size_t retimed_layers = 0;            // timed again because other processes held the CPU
   std::vector<std::string> disturbed_layers;  // still so after the retries
+  int busy_streak = 0;                        // layers in a row kept disturbed
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const qtune::Layer& layer = network.layers[i];
-    const LayerResult r = run_layer(rt, layer, repetitions, cache, model_values.empty() ? nullptr : &model_values[i]);
+    // The tuner's policy: a layer is timed again as a measurement is measured again.
+    const LayerResult r = run_layer(rt, layer, repetitions, cache, qtune::DisturbancePolicy{}.after_streak(busy_streak),
+                                    model_values.empty() ? nullptr : &model_values[i]);
+    busy_streak = r.disturbed ? busy_streak + 1 : 0;
     results.push_back(r);
     if (r.retimed > 0 || r.disturbed) ++retimed_layers;
     if (r.disturbed) disturbed_layers.push_back(r.name);

@@ -120,6 +120,14 @@ TEST(Disturbance, TrialHistoryPrefersUndisturbedSamples) {
   EXPECT_EQ(history.samples(c), 3u);                    // every sample was measured
 }
 
+TEST(Disturbance, NoRetriesWhileTheMachineStaysBusy) {
+  DisturbancePolicy policy;
+  policy.busy_streak = 3;
+  EXPECT_EQ(policy.after_streak(2).retries, 2);
+  EXPECT_EQ(policy.after_streak(3).retries, 0);
+  EXPECT_EQ(policy.after_streak(3).max_waiting_share, policy.max_waiting_share);
+}
+
 class DisturbedSession : public ::testing::Test {
  protected:
   std::filesystem::path dir = std::filesystem::temp_directory_path() /
@@ -159,7 +167,24 @@ TEST_F(DisturbedSession, CountsStoresAndReportsTheDisturbance) {
   std::ostringstream out;
   print_summary(out, session.layers(), options.measure, options.disturbance);
   EXPECT_NE(out.str().find("machine disturbed: 2 measurement(s)"), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("1 stayed disturbed after 2 retries"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("1 stayed disturbed (up to 2 retries"), std::string::npos) << out.str();
+}
+
+TEST_F(DisturbedSession, AMachineBusyThroughoutStopsTheRetries) {
+  auto db = records::TuningDb::open((dir / "busy.db").string(), records::OpenMode::create);
+  WaitingMeasurer m;
+  m.share = [](std::size_t) { return 0.6; };
+  SessionOptions options;
+  options.strategy = StrategyKind::random;
+  options.trials_per_layer = 12;
+  options.confirm_top = 0;
+  TuningSession session({Layer{"fc", small_gemm(), 1}}, db, m, options);
+  session.run();
+  const LayerStatus& layer = session.layers().at(0);
+  ASSERT_EQ(layer.session_trials, 12u);
+  EXPECT_EQ(layer.still_disturbed, 12u);
+  // The first busy_streak (8) measurements with both retries, the other four once.
+  EXPECT_EQ(m.inner.calls.size(), 8u * 3 + 4);
 }
 
 }  // namespace

@@ -152,6 +152,7 @@ struct TuningSession::Run {
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - started).count(); }
   bool out_of_time() const { return options.time_budget_seconds && elapsed() >= *options.time_budget_seconds; }
   bool stop_requested() const { return stop && stop->load(); }
+  int busy_streak = 0;  // measurements in a row kept disturbed (DisturbancePolicy::after_streak)
   // Why no further measurement may start, if one may not.
   std::optional<SessionEnd> cut_short() const {
     if (stop_requested()) return SessionEnd::interrupted;
@@ -252,8 +253,10 @@ struct TuningSession::Run {
   // Measures `config` of layer t and commits the result; nullopt when the measurement says nothing
   // about the configuration (its worker died from the user's Ctrl-C).
   std::optional<MeasureResult> measure(std::size_t t, const Config& config) {
-    UndisturbedMeasurement measured = measure_undisturbed(session.measurer_, layers[t].workload, config, options.measure,
-                                                          options.disturbance, [this] { return stop_requested(); });
+    UndisturbedMeasurement measured =
+        measure_undisturbed(session.measurer_, layers[t].workload, config, options.measure,
+                            options.disturbance.after_streak(busy_streak), [this] { return stop_requested(); });
+    busy_streak = measured.disturbed ? busy_streak + 1 : 0;
     MeasureResult& result = measured.result;
     // A worker that died because the user's Ctrl-C reached it too says nothing about the
     // configuration: leave it unmeasured rather than blame it for a crash forever.

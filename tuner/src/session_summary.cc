@@ -94,8 +94,8 @@ void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers, co
   out << "machine disturbed: " << disturbed << " measurement(s) found other processes holding the CPU (threads waited "
       << "more than " << fixed(100 * disturbance.max_waiting_share, 0) << "% of the time) and were taken again";
   if (still_disturbed > 0) {
-    out << "; " << still_disturbed << " stayed disturbed after " << disturbance.retries
-        << " retries and were kept: times of a busy machine, the estimate may be off";
+    out << "; " << still_disturbed << " stayed disturbed (up to " << disturbance.retries
+        << " retries, none while the machine stayed busy) and were kept: times of a busy machine, the estimate may be off";
   }
   out << "\n";
 }

@@ -17,6 +17,17 @@ struct DisturbancePolicy {
   // idle machine stays below 0.01; a CPU-bound process sharing the measurement's core makes ~0.5.
   double max_waiting_share = 0.05;
   int retries = 2;  // measurements again after a disturbed one, at most
+  // After this many measurements in a row stayed disturbed through their retries the machine is
+  // busy throughout: retrying triples the session's time for nothing, so measurements are taken
+  // once until one is quiet again (still recorded and counted as disturbed).
+  int busy_streak = 8;
+
+  // The policy for the next measurement after `streak` measurements in a row kept disturbed.
+  DisturbancePolicy after_streak(int streak) const {
+    DisturbancePolicy next = *this;
+    if (streak >= busy_streak) next.retries = 0;
+    return next;
+  }
 };
 
 // A measurement taken, possibly again, and how disturbed its attempts were.
