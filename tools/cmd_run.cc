@@ -23,7 +23,6 @@
 #include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/measure/number_text.h"
-#include "qtune/measure/run_queue_wait.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/network_runs.h"
 #include "qtune/records/tuning_db.h"
@@ -106,7 +105,7 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   const auto time_cases = [&] {
     const auto kept = qtune::cli::time_undisturbed(
         [&] { return qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads, cache); },
-        policy.max_waiting_share, policy.retries, [] { return qtune::run_queue_wait_ns(); });
+        policy.max_waiting_share, policy.retries);
     const auto& timings = kept.timings;
     r.waiting_share = kept.waiting_share;
     r.retimed = kept.retimed;

@@ -19,9 +19,16 @@ struct UndisturbedTiming {
   bool disturbed = false;               // the kept attempt is disturbed too (retries used up)
 };
 
-// `timed` runs one attempt (time_interleaved with its seed); `waited_ns` reads the process's
-// run-queue wait (run_queue_wait_ns, a seam for tests).
+// The clocks of time_undisturbed: the process's run-queue wait (run_queue_wait_ns) and the time,
+// both in nanoseconds. Seams for tests; steady_clock and the kernel's statistics otherwise.
+struct DisturbanceClocks {
+  std::function<std::optional<double>()> waited_ns;
+  std::function<double()> now_ns;
+};
+DisturbanceClocks system_disturbance_clocks();
+
+// `timed` runs one attempt (time_interleaved with its seed).
 UndisturbedTiming time_undisturbed(const std::function<std::vector<CaseTiming>()>& timed, double max_waiting_share,
-                                   int retries, const std::function<std::optional<double>()>& waited_ns);
+                                   int retries, const DisturbanceClocks& clocks = system_disturbance_clocks());
 
 }  // namespace qtune::cli

@@ -10,16 +10,17 @@
 namespace qtune::cli {
 namespace {
 
-// Each attempt returns one case timed at `median_ns` = its attempt number; the wait read before
-// and after an attempt grows by the scripted amount (ns; a second or more is disturbed whatever
-// the attempt took, 0 is quiet).
+// Each attempt returns one case timed at `median_ns` = its attempt number and takes 1 ms of the
+// fake clock; the wait read before and after an attempt grows by the scripted amount (ns).
 struct Script {
   std::deque<double> waits;
   double waited = 0;
   bool reading_after = false;
   int attempts = 0;
+  double now = 0;
   std::vector<CaseTiming> timed() {
     ++attempts;
+    now += 1e6;
     return {CaseTiming{static_cast<double>(attempts), 0, 0, 3}};
   }
   std::optional<double> wait() {
@@ -33,7 +34,7 @@ struct Script {
 };
 
 UndisturbedTiming run(Script& s, int retries = 2) {
-  return time_undisturbed([&] { return s.timed(); }, 0.05, retries, [&] { return s.wait(); });
+  return time_undisturbed([&] { return s.timed(); }, 0.05, retries, {[&] { return s.wait(); }, [&] { return s.now; }});
 }
 
 TEST(UndisturbedTiming, QuietTimingIsKeptAtOnce) {
@@ -46,7 +47,7 @@ TEST(UndisturbedTiming, QuietTimingIsKeptAtOnce) {
 }
 
 TEST(UndisturbedTiming, DisturbedTimingIsTimedAgainUntilQuiet) {
-  Script s{{1e9, 0.0}};
+  Script s{{5e5, 0.0}};  // half the attempt's millisecond waited
   const auto kept = run(s);
   EXPECT_EQ(s.attempts, 2);
   EXPECT_EQ(kept.retimed, 1);
@@ -55,12 +56,13 @@ TEST(UndisturbedTiming, DisturbedTimingIsTimedAgainUntilQuiet) {
 }
 
 TEST(UndisturbedTiming, RetriesAreBoundedAndTheLeastDisturbedIsKept) {
-  Script s{{5e9, 1e9, 9e9}};
+  Script s{{5e5, 1e5, 9e5}};
   const auto kept = run(s);
   EXPECT_EQ(s.attempts, 3);
   EXPECT_EQ(kept.retimed, 2);
   EXPECT_TRUE(kept.disturbed);
-  EXPECT_EQ(kept.timings.at(0).median_ns, 2);  // waited 1 s, the others 5 and 9
+  EXPECT_EQ(kept.timings.at(0).median_ns, 2);  // waited 0.1 of the time, the others 0.5 and 0.9
+  EXPECT_DOUBLE_EQ(*kept.waiting_share, 0.1);
 }
 
 TEST(UndisturbedTiming, WithoutSchedulerStatisticsNothingIsDisturbed) {
@@ -70,7 +72,7 @@ TEST(UndisturbedTiming, WithoutSchedulerStatisticsNothingIsDisturbed) {
         ++attempts;
         return std::vector<CaseTiming>{CaseTiming{1, 0, 0, 3}};
       },
-      0.05, 2, [] { return std::optional<double>(); });
+      0.05, 2, {[] { return std::optional<double>(); }, [] { return 0.0; }});
   EXPECT_EQ(attempts, 1);
   EXPECT_FALSE(kept.waiting_share.has_value());
   EXPECT_FALSE(kept.disturbed);
