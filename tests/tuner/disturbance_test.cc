@@ -137,6 +137,16 @@ class DisturbedSession : public ::testing::Test {
     std::filesystem::create_directories(dir);
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
+
+  // A random-strategy session of `trials` trials of the small GEMM, without confirmation, into db.
+  LayerStatus tune(records::TuningDb& db, WaitingMeasurer& m, std::size_t trials, SessionOptions& options) const {
+    options.strategy = StrategyKind::random;
+    options.trials_per_layer = trials;
+    options.confirm_top = 0;
+    TuningSession session({Layer{"fc", small_gemm(), 1}}, db, m, options);
+    session.run();
+    return session.layers().at(0);
+  }
 };
 
 TEST_F(DisturbedSession, CountsStoresAndReportsTheDisturbance) {
@@ -146,12 +156,7 @@ TEST_F(DisturbedSession, CountsStoresAndReportsTheDisturbance) {
   // calls 10 to 12 (a measurement and both its retries) disturbed: kept disturbed.
   m.share = [](std::size_t call) { return call == 3 || call == 4 || (call >= 10 && call <= 12) ? 0.6 : 0.0; };
   SessionOptions options;
-  options.strategy = StrategyKind::random;
-  options.trials_per_layer = 8;
-  options.confirm_top = 0;
-  TuningSession session({Layer{"fc", small_gemm(), 1}}, db, m, options);
-  session.run();
-  const LayerStatus& layer = session.layers().at(0);
+  const LayerStatus layer = tune(db, m, 8, options);
   EXPECT_EQ(layer.disturbed, 2u);
   EXPECT_EQ(layer.still_disturbed, 1u);
   EXPECT_EQ(m.inner.calls.size(), layer.session_trials + 2 + 2);  // the retries come on top
@@ -165,7 +170,7 @@ TEST_F(DisturbedSession, CountsStoresAndReportsTheDisturbance) {
   EXPECT_EQ(checked, layer.session_trials);  // one record per measurement, retries not stored twice
   EXPECT_EQ(kept_disturbed, 1u);
   std::ostringstream out;
-  print_summary(out, session.layers(), options.measure, options.disturbance);
+  print_summary(out, {layer}, options.measure, options.disturbance);
   EXPECT_NE(out.str().find("machine disturbed: 2 measurement(s)"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("1 stayed disturbed (up to 2 retries"), std::string::npos) << out.str();
 }
@@ -175,12 +180,7 @@ TEST_F(DisturbedSession, AMachineBusyThroughoutStopsTheRetries) {
   WaitingMeasurer m;
   m.share = [](std::size_t) { return 0.6; };
   SessionOptions options;
-  options.strategy = StrategyKind::random;
-  options.trials_per_layer = 12;
-  options.confirm_top = 0;
-  TuningSession session({Layer{"fc", small_gemm(), 1}}, db, m, options);
-  session.run();
-  const LayerStatus& layer = session.layers().at(0);
+  const LayerStatus layer = tune(db, m, 12, options);
   ASSERT_EQ(layer.session_trials, 12u);
   EXPECT_EQ(layer.still_disturbed, 12u);
   // The first busy_streak (8) measurements with both retries, the other four once.
