@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "qtune/kernels/isa.h"
+#include "qtune/measure/cache_state.h"
 
 namespace qtune::cli {
 
@@ -36,6 +37,7 @@ struct BenchCase {
 struct BenchOptions {
   double min_time = 0.1;  // seconds per repetition (the engine picks the iteration count)
   int repetitions = 5;    // timed repetitions, interleaved with other cases'; the median is reported
+  CacheState cache = CacheState::warm;  // cold: each call timed after an eviction (cache_state.h)
 };
 
 struct BenchResult {

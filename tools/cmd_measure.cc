@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache_option.h"
 #include "cli.h"
 #include "operator_options.h"
 #include "qtune/kernels/cpu_features.h"
@@ -30,6 +31,7 @@ int run_measure(const Args& args) {
   settings.pin_cpu = static_cast<int>(args.int_or("pin-cpu", settings.pin_cpu, -1, 4095));
   settings.seed = static_cast<std::uint64_t>(args.int_or("seed", 1, 0, 1LL << 62));
   if (args.flag("flush-cache")) settings.flush_cache = true;
+  settings.cache = qtune::cli::cache_from_args(args);
   if (args.flag("no-check")) settings.check_correctness = false;
 
   if (config_key == "default") config_key = qtune::default_config(workload, qtune::cpu_features()).key();
@@ -76,6 +78,7 @@ QTUNE_COMMAND("measure", "check one configuration against the reference and time
                    {"seed", true, "N  seed of inputs and quantization parameters (default 1)"},
                    {"stable", false, "use the stable (final/benchmark) settings instead of the tuning ones"},
                    {"flush-cache", false, "flush the caches before each repetition"},
+                   qtune::cli::cache_option(),
                    {"no-check", false, "skip the correctness check"},
                    {"in-process", false, "measure in this process instead of an isolated worker"},
                    {"json", false, "print the result as JSON"}},

@@ -20,8 +20,10 @@
 #include <thread>
 #include <vector>
 
+#include "cache_option.h"
 #include "cli.h"
 #include "interleaved_timing.h"
+#include "undisturbed_timing.h"
 #include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/measure/number_text.h"
@@ -32,6 +34,7 @@
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/workload.h"
+#include "qtune/tuner/disturbance.h"
 #include "records_cli.h"
 
 #ifdef QTUNE_HAVE_ONNX
@@ -66,6 +69,9 @@ struct LayerResult {
   std::optional<qtune::cli::CaseTiming> onednn;
   std::string onednn_note;  // implementation, or why the peer was not run
   bool onednn_dropped = false;  // oneDNN ran the layer without what it cannot express (onednn_note)
+  std::optional<double> waiting_share;  // disturbance of the kept timing (undisturbed_timing.h)
+  int retimed = 0;
+  bool disturbed = false;
 
   // Tuned against the untuned default: within the measured spread, or one configuration, "same".
   std::string verdict() const {
@@ -88,7 +94,8 @@ constexpr int kOpenMp = 1;  // oneDNN's thread runtime (TimedCase::runtime; qtun
 
 // One layer: the runtime's choice, the untuned default and oneDNN on the same data, prepared
 // first and then timed interleaved (time_interleaved).
-LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions, const LayerValues* values) {
+LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions, qtune::CacheState cache,
+                      const qtune::DisturbancePolicy& policy, const LayerValues* values) {
   const qtune::Workload& w = layer.workload;
   LayerResult r;
   r.name = layer.name;
@@ -100,7 +107,13 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   r.default_config_key = untuned.key();
   std::vector<qtune::cli::TimedCase> cases;  // tuned, default, then oneDNN where it runs
   const auto time_cases = [&] {
-    const auto timings = qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads);
+    const auto kept = qtune::cli::time_undisturbed(
+        [&] { return qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads, cache); },
+        policy.max_waiting_share, policy.retries);
+    const auto& timings = kept.timings;
+    r.waiting_share = kept.waiting_share;
+    r.retimed = kept.retimed;
+    r.disturbed = kept.disturbed;
     r.tuned = timings[0];
     r.untuned = timings[1];
     if (timings.size() > 2) r.onednn = timings[2];
@@ -354,6 +367,7 @@ int run_network(const qtune::cli::Args& args) {
   const auto threads = args.value("threads");
   const int thread_budget = static_cast<int>(args.int_or("threads", 1, 1, 1024));
   const bool json = args.flag("json");
+  const qtune::CacheState cache = qtune::cli::cache_from_args(args);
 
   qtune::WorkloadFile network;
   std::vector<LayerValues> model_values;
@@ -403,7 +417,8 @@ int run_network(const qtune::cli::Args& args) {
     if (rt.other_target_entries() > 0)
       std::cout << "  (" << rt.other_target_entries()
                 << " entries of other targets ignored; --target KEY uses them)\n";
-    std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms, of tuned, default "
+    std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms, cache "
+              << qtune::to_string(cache) << " (docs/measurement-protocol.md), of tuned, default "
               << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
               << "called faster or slower only when the interquartile ranges do not overlap, else same; totals weight "
               << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library)\n\n"
@@ -425,10 +440,18 @@ int run_network(const qtune::cli::Args& args) {
   const std::string run_uid = qtune::records::new_run_uid();
   std::vector<qtune::records::NetworkRunRecord> run_rows;  // stored with --db, for `qtune report`
   std::vector<LayerResult> results;
+  std::size_t retimed_layers = 0;            // timed again because other processes held the CPU
+  std::vector<std::string> disturbed_layers;  // still so after the retries
+  int busy_streak = 0;                        // layers in a row kept disturbed
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const qtune::Layer& layer = network.layers[i];
-    const LayerResult r = run_layer(rt, layer, repetitions, model_values.empty() ? nullptr : &model_values[i]);
+    // The tuner's policy: a layer is timed again as a measurement is measured again.
+    const LayerResult r = run_layer(rt, layer, repetitions, cache, qtune::DisturbancePolicy{}.after_streak(busy_streak),
+                                    model_values.empty() ? nullptr : &model_values[i]);
+    busy_streak = r.disturbed ? busy_streak + 1 : 0;
     results.push_back(r);
+    if (r.retimed > 0 || r.disturbed) ++retimed_layers;
+    if (r.disturbed) disturbed_layers.push_back(r.name);
 #ifdef QTUNE_HAVE_ONNX
     if (const int runs = onnxruntime_runs_after_layer(i, network.layers.size(), onnxruntime_runs); onnxruntime && runs > 0) {
       // Each side's idle workers spin for a while after a run (qtune's pool, OpenMP's after oneDNN,
@@ -472,7 +495,10 @@ int run_network(const qtune::cli::Args& args) {
                               r.onednn ? nlohmann::json({r.onednn->low_ns, r.onednn->high_ns}) : nlohmann::json()},
                              {"onednn", r.onednn_note},
                              {"speedup_vs_onednn", r.onednn ? nlohmann::json(onednn_ns / tuned_ns) : nlohmann::json()},
-                             {"verdict_vs_onednn", vs_onednn}};
+                             {"verdict_vs_onednn", vs_onednn},
+                             {"waiting_share", r.waiting_share ? nlohmann::json(*r.waiting_share) : nlohmann::json()},
+                             {"retimed", r.retimed},
+                             {"disturbed", r.disturbed}};
       std::cout << line.dump() << "\n";
     } else {
       std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::setw(30) << r.description.substr(0, 29)
@@ -513,6 +539,10 @@ int run_network(const qtune::cli::Args& args) {
                             {"verdict_vs_onednn",
                              onednn_layers ? qtune::cli::verdict(tuned_where_onednn, total_onednn) : "-"},
                             {"fallbacks", fallbacks.size()},
+                            {"cache", std::string(qtune::to_string(cache))},
+                            {"retimed_layers", retimed_layers},
+                            {"disturbed_layers", disturbed_layers.size()},
+                            {"repetitions", repetitions},
                             {"target", rt.target_key()},
                             {"target_differences", rt.target_differences()},
                             {"stored_run", stored_run.empty() ? nlohmann::json() : nlohmann::json(stored_run)}};
@@ -551,6 +581,17 @@ int run_network(const qtune::cli::Args& args) {
 #ifdef QTUNE_HAVE_ONNX
   if (onnxruntime) compare_with_onnxruntime(onnxruntime->finish(), onnxruntime->version(), results, model_values, thread_budget, false);
 #endif
+  if (retimed_layers == 0) {
+    std::cout << "machine: no layer's timing was disturbed by other processes\n";
+  } else {
+    std::cout << "machine disturbed: " << retimed_layers << " layer(s) found other processes holding the CPU while "
+              << "timed and were timed again";
+    if (!disturbed_layers.empty()) {
+      std::cout << "; " << disturbed_layers.size() << " stayed disturbed, their figures are of a busy machine:";
+      for (const auto& name : disturbed_layers) std::cout << " " << name;
+    }
+    std::cout << "\n";
+  }
   if (fallbacks.empty()) {
     std::cout << "every layer ran its own tuned configuration\n";
   } else {
@@ -564,7 +605,7 @@ int run_network(const qtune::cli::Args& args) {
 
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
               "qtune run (--workloads FILE | --model FILE [--input-shape NAME=DIMS]) [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
-              "[--rounding MODE] [--repetitions N] [--no-store] [--onnxruntime] [--json]",
+              "[--rounding MODE] [--repetitions N] [--cache warm|cold] [--no-store] [--onnxruntime] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
                {"model", true, "FILE  a quantized ONNX model: its conv / matmul layers with their own weights and quantization"},
                qtune::cli::input_shape_option(),
@@ -577,6 +618,7 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                 "default: each layer's own, from the file); tuning of the layer's own rounding applies as its "
                 "nearest tuned shape"},
                {"repetitions", true, "N  timed repetitions per layer and variant; the median is reported (default 5)"},
+               qtune::cli::cache_option(),
                {"no-store", false, "with --db: do not store the timings in the database's network_runs table"},
                {"onnxruntime", false, "with --model: also time the model in onnxruntime (Node.js, onnxruntime-node from "
                                       "scripts/setup.sh) at 1 thread and the budget (2 for 1), per layer and whole, "

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cache_option.h"
 #include "cli.h"
 #include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
@@ -125,6 +126,7 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
       {"confirm", true, "N  after the search, measure each layer's N leading configurations and the default until each has 3 "
                         "measurements; the best is their median (default 3; 0 = off)"},
       {"no-transfer", false, "model strategy: do not start from similar shapes tuned before"},
+      qtune::cli::cache_option(),
       {"quiet", false, "print only the summary"},
     };
     auto all = qtune::cli::with_operator_options(std::move(own), "tune one layer, instead of --workloads", true);
@@ -157,6 +159,7 @@ int run_tune(const Args& args) {
   options.remeasure = args.flag("remeasure");
   options.confirm_top = static_cast<std::size_t>(args.int_or("confirm", 3, 0, 1000));
   options.transfer = !args.flag("no-transfer");
+  options.measure.cache = qtune::cli::cache_from_args(args);
   options.command_line = command_line(args, tune_options());
 
   // The split is made before the database is opened, from the whole network only, so that every
@@ -208,7 +211,7 @@ int run_tune(const Args& args) {
     if (!shard_text.empty()) std::cout << shard_text << ", ";
     std::cout << "session " << session.session_id().value_or(0) << " (" << qtune::to_string(end) << ") on "
               << target.cpu << ", strategy " << strategy << "\n\n";
-    qtune::print_summary(std::cout, session.layers());
+    qtune::print_summary(std::cout, session.layers(), options.measure, options.disturbance);
     std::cout.flush();
     return end == qtune::SessionEnd::interrupted ? 130 : 0;
   });

@@ -13,7 +13,13 @@ using Clock = std::chrono::steady_clock;
 // How long the thread runtimes get to go idle between their turns (time_interleaved).
 constexpr auto kSettle = std::chrono::milliseconds(50);
 
-double time_calls(const TimedCase& c, int calls) {
+// Nanoseconds of `calls` calls: back to back when warm, each timed after its eviction when cold.
+double time_calls(const TimedCase& c, int calls, CacheState cache) {
+  if (cache == CacheState::cold) {
+    double seconds = 0;
+    for (int i = 0; i < calls; ++i) seconds += time_one_call(c.run, CacheState::cold);
+    return seconds * 1e9;
+  }
   const auto start = Clock::now();
   for (int i = 0; i < calls; ++i) c.run();
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
@@ -30,11 +36,12 @@ double quantile(const std::vector<double>& sorted, double q) {
 }  // namespace
 
 std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
-                                         int threads) {
+                                         int threads, CacheState cache) {
   std::vector<int> calls(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const double fastest = std::min({time_calls(cases[i], 1), time_calls(cases[i], 1), time_calls(cases[i], 1)});
-    calls[i] = static_cast<int>(std::clamp(2e6 / std::max(fastest, 1.0), 1.0, 1000.0));
+    const double fastest =
+        std::min({time_calls(cases[i], 1, cache), time_calls(cases[i], 1, cache), time_calls(cases[i], 1, cache)});
+    calls[i] = calls_per_repetition(fastest * 1e-9, 2e-3, cache);
   }
   std::vector<std::vector<double>> per_call(cases.size());
   std::mt19937 rng(seed);
@@ -57,7 +64,7 @@ std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, in
     if (groups.size() > 1) std::this_thread::sleep_for(kSettle);
     for (int r = 0; r < repetitions; ++r) {
       std::shuffle(order.begin(), order.end(), rng);
-      for (std::size_t i : order) per_call[i].push_back(time_calls(cases[i], calls[i]) / calls[i]);
+      for (std::size_t i : order) per_call[i].push_back(time_calls(cases[i], calls[i], cache) / calls[i]);
     }
   }
   std::vector<CaseTiming> out(cases.size());

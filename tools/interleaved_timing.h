@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "qtune/measure/cache_state.h"
+
 namespace qtune::cli {
 
 struct TimedCase {
@@ -25,12 +27,13 @@ struct CaseTiming {
   int repetitions = 0;
 };
 
-// Per case: three warm-up calls (the fastest calibrates how many back-to-back calls make one
-// repetition of about two milliseconds, so that short layers are not timed at the clock's
-// resolution), then `repetitions` repetitions, interleaved across cases in a random order drawn
-// from `seed` (with threads > 1, across the cases of one runtime at a time: see TimedCase).
+// Per case: three warm-up calls (the fastest calibrates how many calls make one repetition of
+// about two milliseconds, so that short layers are not timed at the clock's resolution:
+// calls_per_repetition), then `repetitions` repetitions, interleaved across cases in a random order
+// drawn from `seed` (with threads > 1, across the cases of one runtime at a time: see TimedCase).
+// Cold: each call after an eviction (cache_state.h), timed on its own.
 std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
-                                         int threads);
+                                         int threads, CacheState cache);
 
 // Median and quartiles of timings measured elsewhere (one sample per repetition).
 CaseTiming case_timing(std::vector<double> samples_ns);

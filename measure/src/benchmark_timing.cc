@@ -2,12 +2,15 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
 
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/measure/cache_state.h"
 
 namespace qtune::detail {
 namespace {
@@ -53,21 +56,41 @@ MeasureStats time_with_benchmark(const std::function<void()>& run, const Measure
   static std::atomic<unsigned> counter{0};
   std::lock_guard<std::mutex> lock(mutex);
   const std::string name = "qtune_measure_" + std::to_string(counter++);
+  int cold_calls = 1;
+  if (settings.cache == CacheState::cold) {
+    // The engine warms up only benchmarks whose iteration count it picks: warm up here.
+    const auto warm_until = std::chrono::steady_clock::now() + std::chrono::duration<double>(settings.warmup_seconds);
+    while (std::chrono::steady_clock::now() < warm_until) run();
+    double fastest = time_one_call(run, CacheState::cold);
+    for (int i = 0; i < 2; ++i) fastest = std::min(fastest, time_one_call(run, CacheState::cold));
+    cold_calls = calls_per_repetition(fastest, settings.min_repetition_seconds, CacheState::cold);
+  }
   std::string failure;
   auto* bench = benchmark::RegisterBenchmark(name.c_str(), [&](benchmark::State& state) {
     // Everything before the loop is outside the timed region.
     if (settings.flush_cache) flush_caches();
     try {
-      for (auto _ : state) run();
+      if (settings.cache == CacheState::cold) {
+        for (auto _ : state) state.SetIterationTime(time_one_call(run, CacheState::cold));
+      } else {
+        for (auto _ : state) run();
+      }
     } catch (const std::exception& e) {
       failure = e.what();
       state.SkipWithError(failure.c_str());
     }
   });
   // Real time: multi-threaded kernels must not be measured by the calling thread's CPU time.
-  bench->UseRealTime()->Repetitions(settings.repetitions)->Unit(benchmark::kSecond);
-  if (settings.min_repetition_seconds > 0) bench->MinTime(settings.min_repetition_seconds);
-  if (settings.warmup_seconds > 0) bench->MinWarmUpTime(settings.warmup_seconds);
+  bench->Repetitions(settings.repetitions)->Unit(benchmark::kSecond);
+  if (settings.cache == CacheState::cold) {
+    // Each call is timed on its own, the eviction before it is not; a fixed number of calls per
+    // repetition (calls_per_repetition) bounds the evictions a short kernel would otherwise need.
+    bench->UseManualTime()->Iterations(cold_calls);
+  } else {
+    bench->UseRealTime();
+    if (settings.min_repetition_seconds > 0) bench->MinTime(settings.min_repetition_seconds);
+  }
+  if (settings.cache == CacheState::warm && settings.warmup_seconds > 0) bench->MinWarmUpTime(settings.warmup_seconds);
   CollectingReporter reporter;
   // The run name carries attribute suffixes ("/min_time:0.010/repeats:3/real_time").
   benchmark::RunSpecifiedBenchmarks(&reporter, "^" + name + "(/|$)");

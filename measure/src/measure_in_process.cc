@@ -1,10 +1,12 @@
 // One measurement: make the candidate, check it against the reference, time it.
+#include <algorithm>
 #include <chrono>
 
 #include "benchmark_timing.h"
 #include "cpu_pinning.h"
 #include "qtune/measure/candidate.h"
 #include "qtune/measure/measure.h"
+#include "qtune/measure/run_queue_wait.h"
 #include "qtune/search_space/key_text.h"
 #include "qtune/search_space/target.h"
 
@@ -42,7 +44,14 @@ MeasureResult measure_in_process(const std::string& workload_key, const std::str
     if (!mismatch.empty()) {
       fail(ErrorKind::wrong_answer, mismatch);
     } else {
+      const auto wait_before = run_queue_wait_ns();
+      const auto timing_start = std::chrono::steady_clock::now();
       result.stats = detail::time_with_benchmark([&] { candidate->run(); }, settings);
+      const double timing_ns =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - timing_start).count();
+      const auto wait_after = run_queue_wait_ns();
+      if (wait_before && wait_after && timing_ns > 0)
+        result.waiting_share = std::max(0.0, *wait_after - *wait_before) / timing_ns;
       result.gops = result.stats.median > 0 ? candidate->gops() / result.stats.median : 0.0;
     }
   } catch (const CandidateError& e) {

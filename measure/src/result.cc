@@ -94,7 +94,8 @@ nlohmann::json to_json(const MeasureResult& r) {
           {"settings", to_json(r.settings)},
           {"timestamp", r.timestamp},
           {"worker_pid", r.worker_pid},
-          {"wall_seconds", r.wall_seconds}};
+          {"wall_seconds", r.wall_seconds},
+          {"waiting_share", r.waiting_share ? nlohmann::json(*r.waiting_share) : nlohmann::json()}};
 }
 
 MeasureResult result_from_json(const nlohmann::json& j) {
@@ -135,6 +136,11 @@ MeasureResult result_from_json(const nlohmann::json& j) {
   get(j, "timestamp", r.timestamp);
   get(j, "worker_pid", r.worker_pid);
   get(j, "wall_seconds", r.wall_seconds);
+  if (j.contains("waiting_share") && !j.at("waiting_share").is_null()) {
+    double share = 0;
+    get(j, "waiting_share", share);
+    r.waiting_share = share;
+  }
   return r;
 }
 

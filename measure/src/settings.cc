@@ -36,6 +36,7 @@ nlohmann::json to_json(const MeasureSettings& s) {
           {"min_repetition_seconds", s.min_repetition_seconds},
           {"repetitions", s.repetitions},
           {"flush_cache", s.flush_cache},
+          {"cache", std::string(to_string(s.cache))},
           {"pin_cpu", s.pin_cpu},
           {"timeout_seconds", s.timeout_seconds},
           {"check_correctness", s.check_correctness},
@@ -58,6 +59,12 @@ MeasureSettings settings_from_json(const nlohmann::json& j) {
   field("min_repetition_seconds", s.min_repetition_seconds);
   field("repetitions", s.repetitions);
   field("flush_cache", s.flush_cache);
+  // Absent in measurements of qtune before the setting existed: they timed calls back to back.
+  std::string cache = "warm";
+  field("cache", cache);
+  const auto state = parse_cache_state(cache);
+  if (!state) throw std::invalid_argument("measure settings: field 'cache' must be \"warm\" or \"cold\", got \"" + cache + "\"");
+  s.cache = *state;
   field("pin_cpu", s.pin_cpu);
   field("timeout_seconds", s.timeout_seconds);
   field("check_correctness", s.check_correctness);

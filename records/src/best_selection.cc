@@ -23,6 +23,9 @@ std::vector<MeasurementRecord> select_best(const std::vector<MeasurementRecord>&
   for (auto& [pair, configs] : groups) {
     std::optional<std::size_t> winner;
     for (auto& [config, positions] : configs) {
+      const bool any_undisturbed =
+          std::any_of(positions.begin(), positions.end(), [&](std::size_t i) { return !records[i].disturbed(); });
+      if (any_undisturbed) std::erase_if(positions, [&](std::size_t i) { return records[i].disturbed(); });
       std::sort(positions.begin(), positions.end(), [&](std::size_t a, std::size_t b) {
         const double ta = records[a].stats->median_ns, tb = records[b].stats->median_ns;
         return ta != tb ? ta < tb : earlier(a, b);

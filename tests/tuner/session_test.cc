@@ -259,8 +259,10 @@ TEST(SessionSummary, EstimatesTheNetworkCountWeighted) {
   EXPECT_NEAR(*e.before_seconds, 4 * 0.002, 1e-12);
   EXPECT_NEAR(*e.after_seconds, 3 * 0.001 + 0.002, 1e-12);
   std::ostringstream out;
-  print_summary(out, {a, b});
+  print_summary(out, {a, b}, MeasureSettings::tuning(), DisturbancePolicy{});
   EXPECT_NE(out.str().find("2.00x"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("cache warm, as `qtune run --cache warm` measures"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("no measurement was disturbed"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("8.000 ms with default configurations -> 5.000 ms tuned (1.60x)"), std::string::npos)
       << out.str();
 }

@@ -152,6 +152,7 @@ struct TuningSession::Run {
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - started).count(); }
   bool out_of_time() const { return options.time_budget_seconds && elapsed() >= *options.time_budget_seconds; }
   bool stop_requested() const { return stop && stop->load(); }
+  int busy_streak = 0;  // measurements in a row kept disturbed (DisturbancePolicy::after_streak)
   // Why no further measurement may start, if one may not.
   std::optional<SessionEnd> cut_short() const {
     if (stop_requested()) return SessionEnd::interrupted;
@@ -227,7 +228,7 @@ struct TuningSession::Run {
     const KnobSpace full = full_space(workload.op);
     for (const auto& record : session.db_.measurements(filter)) {
       try {
-        history.add(full.parse(record.config_key), stored_gops(record));
+        history.add(full.parse(record.config_key), stored_gops(record), record.disturbed());
       } catch (const InvalidConfig&) {
         // Not a configuration of this build: it cannot be proposed here either.
       }
@@ -252,14 +253,22 @@ struct TuningSession::Run {
   // Measures `config` of layer t and commits the result; nullopt when the measurement says nothing
   // about the configuration (its worker died from the user's Ctrl-C).
   std::optional<MeasureResult> measure(std::size_t t, const Config& config) {
-    MeasureResult result = session.measurer_.measure(layers[t].workload, config, options.measure);
+    UndisturbedMeasurement measured =
+        measure_undisturbed(session.measurer_, layers[t].workload, config, options.measure,
+                            options.disturbance.after_streak(busy_streak), [this] { return stop_requested(); });
+    busy_streak = measured.disturbed ? busy_streak + 1 : 0;
+    MeasureResult& result = measured.result;
     // A worker that died because the user's Ctrl-C reached it too says nothing about the
     // configuration: leave it unmeasured rather than blame it for a crash forever.
     if (stop_requested() && result.error == ErrorKind::crash) return std::nullopt;
     result.workload_key = layers[t].workload.key();
     result.config_key = config.key();
-    session.db_.add_measurement(to_measurement_record(result, *session.session_id_, target_key));
-    tasks[t].history.add(config, result.ok() ? std::optional<double>(result.gops) : std::nullopt);
+    records::MeasurementRecord record = to_measurement_record(result, *session.session_id_, target_key);
+    record_disturbance(record, measured);
+    session.db_.add_measurement(record);
+    if (measured.disturbed_attempts > 0 || measured.disturbed) ++layers[t].disturbed;
+    if (measured.disturbed) ++layers[t].still_disturbed;
+    tasks[t].history.add(config, result.ok() ? std::optional<double>(result.gops) : std::nullopt, measured.disturbed);
     return result;
   }
 

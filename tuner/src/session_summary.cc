@@ -41,7 +41,8 @@ NetworkEstimate estimate_network(const std::vector<LayerStatus>& layers) {
   return e;
 }
 
-void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers) {
+void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers, const MeasureSettings& measured,
+                   const DisturbancePolicy& disturbance) {
   struct Row {
     std::string cells[8];
   };
@@ -70,7 +71,8 @@ void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers) {
     out << line << "\n";
   }
   const auto e = estimate_network(layers);
-  out << "\nnetwork estimate (sum of count x time per run): ";
+  out << "\nnetwork estimate (sum of count x median time per run, cache " << to_string(measured.cache)
+      << ", as `qtune run --cache " << to_string(measured.cache) << "` measures): ";
   if (e.before_seconds && e.after_seconds) {
     out << milliseconds(e.before_seconds) << " with default configurations -> " << milliseconds(e.after_seconds)
         << " tuned";
@@ -78,6 +80,22 @@ void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers) {
     if (e.layers_missing) out << "; " << e.layers_missing << " layer(s) without a default and a best left out";
   } else {
     out << "unknown (no layer has both a measured default and a best)";
+  }
+  out << "\n";
+  std::size_t disturbed = 0, still_disturbed = 0;
+  for (const auto& layer : layers) {
+    disturbed += layer.disturbed;
+    still_disturbed += layer.still_disturbed;
+  }
+  if (disturbed == 0) {
+    out << "machine: no measurement was disturbed by other processes\n";
+    return;
+  }
+  out << "machine disturbed: " << disturbed << " measurement(s) found other processes holding the CPU (threads waited "
+      << "more than " << fixed(100 * disturbance.max_waiting_share, 0) << "% of the time) and were taken again";
+  if (still_disturbed > 0) {
+    out << "; " << still_disturbed << " stayed disturbed (up to " << disturbance.retries
+        << " retries, none while the machine stayed busy) and were kept: times of a busy machine, the estimate may be off";
   }
   out << "\n";
 }

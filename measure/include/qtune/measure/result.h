@@ -46,6 +46,10 @@ struct MeasureResult {
   std::string timestamp;          // UTC ISO-8601, "2024-05-01T12:34:56Z"
   int worker_pid = 0;             // process that ran the candidate
   double wall_seconds = 0;        // whole measurement incl. check, warm-up, overhead
+  // Disturbance: seconds the process's threads waited for a CPU while runnable (other processes
+  // had it) per second of timing, summed over threads (so up to the thread count); nullopt where
+  // the kernel keeps no scheduler statistics, and in results of qtune before it was recorded.
+  std::optional<double> waiting_share;
 
   bool ok() const { return error == ErrorKind::none; }
 };

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "qtune/measure/cache_state.h"
+
 namespace qtune {
 
 struct MeasureSettings {
@@ -14,6 +16,8 @@ struct MeasureSettings {
   int repetitions = 3;                    // timed repetitions; statistics are over these
   bool flush_cache = false;               // write a buffer larger than the last-level cache before
                                           // each repetition (not timed): cold-cache numbers
+  CacheState cache = CacheState::warm;    // cold: an eviction before every timed call, as between
+                                          // two calls of a layer in a network (cache_state.h)
   int pin_cpu = -1;                       // >= 0: run the measuring thread on this CPU only
   double timeout_seconds = 30;            // isolated mode: longer than this is a "timeout" result
   bool check_correctness = true;          // compare with the scalar reference before timing

@@ -4,7 +4,9 @@
 // A configuration's time is the lower median of the median times of its correct measurements: a
 // session re-measures its leading candidates (see tuner/session.h), and on a shared machine one
 // measurement can be disturbed (too slow) or lucky (a quiet moment), so no single measurement may
-// decide. The best configuration has the least time; ties go to the earliest measurement (lowest
+// decide. A measurement kept disturbed (MeasurementRecord::disturbed: the machine was busy through
+// its retries) counts only for a configuration without an undisturbed one: a busy machine makes
+// times slower, never faster. The best configuration has the least time; ties go to the earliest measurement (lowest
 // id, then input order). Measurements with an error never count.
 #pragma once
 

@@ -41,6 +41,13 @@ struct MeasurementRecord {
   MeasurementSource source = MeasurementSource::measured;
 
   bool correct() const { return error_kind.empty(); }
+  // Kept although the machine was busy while it was measured: `"disturbed": true` in its settings
+  // (docs/measurement-protocol.md). Records of a qtune without the check are not.
+  bool disturbed() const {
+    if (!settings.is_object()) return false;
+    const auto it = settings.find("disturbed");
+    return it != settings.end() && it->is_boolean() && it->get<bool>();
+  }
 };
 
 // The best configuration of a (workload, target) as its median measurement (best_selection.h), and

@@ -25,6 +25,7 @@
 #include "qtune/records/tuning_db.h"
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/workload.h"
+#include "qtune/tuner/disturbance.h"
 #include "qtune/tuner/strategy.h"
 
 namespace qtune {
@@ -50,6 +51,7 @@ struct SessionOptions {
   std::size_t confirm_top = 3;
   std::size_t confirm_samples = 3;
   MeasureSettings measure = MeasureSettings::tuning();
+  DisturbancePolicy disturbance;            // re-measuring what a busy machine disturbed
   std::string command_line;                 // stored with the session
 };
 
@@ -68,6 +70,8 @@ struct LayerStatus {
   std::size_t budget = 0;          // trial target of the layer
   std::size_t since_improvement = 0;  // this session's trials since the last new best
   std::string finished;            // why its search ended ("budget", "space exhausted", "early stop")
+  std::size_t disturbed = 0;        // this session's measurements taken again because disturbed
+  std::size_t still_disturbed = 0;  // of those, kept disturbed when the retries ran out
 
   // Seconds per run of the layer at a throughput; nullopt without one.
   std::optional<double> seconds_at(std::optional<double> gops) const;

@@ -19,6 +19,9 @@ struct NetworkEstimate {
 
 NetworkEstimate estimate_network(const std::vector<LayerStatus>& layers);
 
-void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers);
+// `measured` is how the session measured (its cache state is named with the estimate, which
+// `qtune run --cache` must match to be compared); `disturbance` what it counted as disturbed.
+void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers, const MeasureSettings& measured,
+                   const DisturbancePolicy& disturbance);
 
 }  // namespace qtune

@@ -15,7 +15,8 @@ namespace qtune {
 struct Observation {
   Config config;
   // The configuration's GOP/s: its median measurement as records/best_selection.h defines it (the
-  // lower median of the times), over the successful measurements; nullopt when none succeeded
+  // lower median of the times), over the successful measurements (the undisturbed ones when it has
+  // any); nullopt when none succeeded
   // (wrong result, crash, timeout). Failures stay in the history so that they are never proposed
   // again.
   std::optional<double> gops;
@@ -24,7 +25,8 @@ struct Observation {
 class TrialHistory {
  public:
   // Adds a measurement (nullopt: it failed); a configuration measured again keeps every sample.
-  void add(Config config, std::optional<double> gops);
+  // `disturbed`: kept although the machine was busy (records::MeasurementRecord::disturbed).
+  void add(Config config, std::optional<double> gops, bool disturbed = false);
   // Successful measurements of the configuration so far.
   std::size_t samples(const Config& config) const;
 
@@ -40,7 +42,11 @@ class TrialHistory {
 
  private:
   std::vector<Observation> observations_;
-  std::vector<std::vector<double>> samples_;            // per observation: successful GOP/s, in order
+  struct Sample {
+    double gops;
+    bool disturbed;
+  };
+  std::vector<std::vector<Sample>> samples_;            // per observation: successful ones, in order
   std::unordered_map<std::string, std::size_t> index_;  // config key -> position
 };
 

@@ -1,0 +1,58 @@
+// The measurement protocol from the command line (docs/measurement-protocol.md): one --cache
+// option for tune, run, bench and measure, recorded with what they measure, and the disturbance
+// each reports.
+#include <string>
+
+#include "tools/cli_harness.h"
+
+namespace {
+
+using namespace qtune::cli_testing;
+
+class MeasurementProtocol : public CliTest {};
+
+TEST_F(MeasurementProtocol, CacheStateIsOneOptionRefusedAlikeWhenMisspelled) {
+  write_file(path("net.json"),
+             R"({"format": "qtune-workloads/1", "network": "tiny", "layers": [{"name": "fc", "op": "gemm", "m": 8, "n": 8, "k": 16}]})");
+  for (const std::string command :
+       {"tune --db t.db --op gemm --m 8 --n 8 --k 16 --trials 1", "run --workloads net.json",
+        "bench --m 8 --n 8 --k 16", "measure --op gemm --m 8 --n 8 --k 16 --config default"}) {
+    SCOPED_TRACE(command);
+    const Outcome o = qtune(cat(command, " --cache lukewarm"));
+    EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+    EXPECT_NE(o.err.find("option --cache: expected warm or cold, got 'lukewarm'"), std::string::npos) << o.err;
+  }
+}
+
+TEST_F(MeasurementProtocol, ColdTuningIsRecordedAndNamedWithTheEstimate) {
+  Outcome o = qtune("tune --db t.db --op gemm --m 8 --n 8 --k 16 --trials 2 --confirm 0 --cache cold --quiet");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("cache cold, as `qtune run --cache cold` measures"), std::string::npos) << o.out;
+  // The summary says either way whether the machine disturbed the measurements.
+  EXPECT_TRUE(o.out.find("machine: no measurement was disturbed") != std::string::npos ||
+              o.out.find("machine disturbed: ") != std::string::npos)
+      << o.out;
+  o = qtune("export --db t.db --all");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find(R"("cache":"cold")"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(R"("disturbed":)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(R"("waiting_share":)"), std::string::npos) << o.out;
+}
+
+TEST_F(MeasurementProtocol, RunSaysItsCacheStateAndItsDisturbance) {
+  write_file(path("net.json"),
+             R"({"format": "qtune-workloads/1", "network": "tiny", "layers": [{"name": "fc", "op": "gemm", "m": 8, "n": 8, "k": 16}]})");
+  Outcome o = qtune("run --workloads net.json --cache cold --repetitions 3 --json");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find(R"("cache":"cold")"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(R"("retimed":)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(R"("disturbed_layers":)"), std::string::npos) << o.out;
+  o = qtune("run --workloads net.json --repetitions 3");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("cache warm"), std::string::npos) << o.out;
+  EXPECT_TRUE(o.out.find("machine: no layer's timing was disturbed") != std::string::npos ||
+              o.out.find("machine disturbed: ") != std::string::npos)
+      << o.out;
+}
+
+}  // namespace
