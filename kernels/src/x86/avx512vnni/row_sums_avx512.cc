@@ -52,7 +52,7 @@ __m512i fold_lanes(__m512i a, __m512i b) {
 }
 
 // Lane i of the result: the sum of row i's partials, for 16 rows.
-__m512i sum_rows(const __m512i (&partials)[kRows]) {
+__attribute__((always_inline)) inline __m512i sum_rows(const __m512i (&partials)[kRows]) {
   // Pairs: dword 2q + p of pairs[j] holds qword q of row 2j + p.
   __m512i pairs[kRows / 2];
   for (std::size_t j = 0; j < kRows / 2; ++j) pairs[j] = pair(partials[2 * j], partials[2 * j + 1]);
