@@ -23,9 +23,14 @@ packages=(
 )
 # onnxruntime, the reference runner of the ONNX tests, comes from npm and needs Node.js.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
-# The aarch64 cross build (preset aarch64, tests under qemu) links Google Benchmark for arm64 from
-# Debian's multiarch archive; the host and arm64 packages install side by side.
-packages+=(libbenchmark-dev:arm64)
+# The aarch64 cross build (preset aarch64: the whole project, tests under qemu) links SQLite,
+# GoogleTest and Google Benchmark for arm64 from Debian's multiarch archive; the host and arm64
+# packages install side by side. (Debian's arm64 oneDNN and XNNPACK are not installed: the peers of
+# `qtune bench` are compared on x86 only.) On a native arm64 machine these are the plain packages
+# above, and nothing of the cross build is needed.
+if [ "$(dpkg --print-architecture)" != arm64 ]; then
+  packages+=(libsqlite3-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libbenchmark-dev:arm64)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

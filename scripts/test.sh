@@ -2,7 +2,8 @@
 # The test command of README.md: set up, build, and run the whole test suite.
 #   scripts/test.sh            release build + tests, then the ASan/UBSan build + tests
 #   QTUNE_SKIP_ASAN=1 scripts/test.sh   release only (quick local loop)
-#   QTUNE_SKIP_AARCH64=1 scripts/test.sh  without the aarch64 cross build (its tests run under qemu)
+#   QTUNE_SKIP_AARCH64=1 scripts/test.sh  without the aarch64 cross build (its tests and an
+#                                         end-to-end tuning session run under qemu)
 #   QTUNE_SKIP_FUZZ=1 scripts/test.sh   without the libFuzzer runs of the input parsers (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,11 @@ if [ "${QTUNE_SKIP_ASAN:-0}" != 1 ]; then
   ctest --preset asan
 fi
 if [ "${QTUNE_SKIP_AARCH64:-0}" != 1 ]; then
-  # Kernels-only cross build; ctest runs the kernel tests once per emulated CPU model.
+  # The whole project cross-built; ctest runs the kernel tests once per emulated CPU model, the
+  # rest of the suite under qemu's "max", and the Arm half of the end-to-end session (tune, export).
   cmake --preset aarch64 >/dev/null
   cmake --build --preset aarch64
   ctest --preset aarch64
+  # Its x86 half: the exported Arm log imported here, `qtune query --require` and `qtune report`.
+  tests/arm/import_on_x86.sh build/release/tools/qtune build/aarch64/arm-session
 fi

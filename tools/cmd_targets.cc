@@ -21,7 +21,11 @@ int run_targets(const qtune::cli::Args& args) {
             << "cores:      " << f.logical_cores << " usable by this process\n"
             << "caches:     L1d " << f.l1d_bytes / 1024 << " KiB, L2 " << f.l2_bytes / 1024 << " KiB, L3 "
             << f.l3_bytes / 1024 << " KiB\n"
-            << "qtune:      " << qtune::version() << " built with " << qtune::compiler() << "\n\n";
+            << "qtune:      " << qtune::version() << " built with " << qtune::compiler() << "\n";
+  if (f.emulated()) {
+    std::cout << "emulation:  " << f.emulation << ": kernels run correctly, timings mean nothing for speed\n";
+  }
+  std::cout << "\n";
   if (f.arch == "x86_64") {
     std::cout << "instruction set support (CPUID and OS-enabled register state):\n"
               << "  AVX2            " << yes_no(f.avx2) << "\n"

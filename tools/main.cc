@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,17 @@ void print_overview() {
     std::string head = "  " + name;
     std::cout << head << std::string(head.size() < 12 ? 12 - head.size() : 1, ' ') << command.summary << "\n";
   }
+}
+
+// Under an emulator (qemu-user) kernels run correctly but their timings measure the emulator: every
+// command that times says so before its figures, and the target key they are recorded under is
+// marked "[emulated]" (CpuFeatures::emulation).
+void warn_if_emulated(const std::string& command) {
+  static const std::set<std::string> timing_commands = {"bench", "measure", "run", "tune"};
+  const auto& cpu = qtune::cpu_features();
+  if (!cpu.emulated() || !timing_commands.count(command)) return;
+  std::cerr << "qtune " << command << ": EMULATED CPU (" << cpu.emulation
+            << "): timings below measure the emulator and mean nothing for speed; only correctness does\n";
 }
 
 }  // namespace
@@ -44,6 +56,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto& command = it->second;
+  warn_if_emulated(command.name);
   std::vector<std::string> rest(args.begin() + 1, args.end());
   for (const auto& a : rest) {
     if (a == "--help" || a == "-h") {

@@ -67,6 +67,18 @@ TEST(ArmCpuFeatures, ExtensionsImplyTheirBase) {
   EXPECT_FALSE(f.usable(qtune::Isa::avx2));
   EXPECT_FALSE(f.usable(qtune::Isa::amx));
 }
+
+// The model string names the core from MIDR_EL1 and the int8 extensions from HWCAP, so target keys
+// of different boards differ ("Neoverse-N1 r4p1 (MIDR implementer 0x41 part 0xd0c), asimd asimddp").
+TEST(ArmCpuFeatures, ModelNamesTheCoreAndItsExtensions) {
+  const auto& f = qtune::cpu_features();
+  EXPECT_NE(f.model.find("MIDR implementer 0x"), std::string::npos) << f.model;
+  EXPECT_EQ(f.model.find(" asimddp") != std::string::npos, f.dotprod) << f.model;
+  EXPECT_EQ(f.model.find(" i8mm") != std::string::npos, f.i8mm) << f.model;
+  const char* core = std::getenv("QTUNE_EXPECTED_CORE");
+  if (core == nullptr) GTEST_SKIP() << "QTUNE_EXPECTED_CORE is not set: only the qemu ctest entries know the core";
+  EXPECT_EQ(f.model.rfind(core, 0), 0u) << "expected core " << core << ", detected " << f.model;
+}
 #endif
 
 }  // namespace

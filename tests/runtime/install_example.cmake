@@ -1,5 +1,6 @@
 # Script of the runtime.install_example test (see CMakeLists.txt). Arguments: BUILD_DIR,
-# EXAMPLE_DIR, WORK_DIR, BUILD_TYPE, CXX_COMPILER.
+# EXAMPLE_DIR, WORK_DIR, BUILD_TYPE, CXX_COMPILER; in cross builds TOOLCHAIN_FILE and EMULATOR (the
+# command line that runs a target program, words separated by spaces).
 foreach(var BUILD_DIR EXAMPLE_DIR WORK_DIR CXX_COMPILER)
   if(NOT ${var})
     message(FATAL_ERROR "install_example: ${var} is not set")
@@ -26,9 +27,14 @@ if(NOT BUILD_TYPE)
   set(BUILD_TYPE Release)
 endif()
 # The example is compiled with the compiler that built the libraries; the C compiler is its own.
+set(toolchain)
+if(TOOLCHAIN_FILE)
+  set(toolchain -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN_FILE})
+endif()
+separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")
 step("configure the example" ${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
-     -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+     -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} ${toolchain})
 step("build the example" ${CMAKE_COMMAND} --build ${WORK_DIR}/build -j2)
-step("run gemm_example_cxx" ${WORK_DIR}/build/gemm_example_cxx ${WORK_DIR}/best.jsonl ${WORK_DIR}/expected_config.txt)
-step("run gemm_example_c" ${WORK_DIR}/build/gemm_example_c ${WORK_DIR}/best.jsonl ${WORK_DIR}/expected_config.txt)
+step("run gemm_example_cxx" ${emulator} ${WORK_DIR}/build/gemm_example_cxx ${WORK_DIR}/best.jsonl ${WORK_DIR}/expected_config.txt)
+step("run gemm_example_c" ${emulator} ${WORK_DIR}/build/gemm_example_c ${WORK_DIR}/best.jsonl ${WORK_DIR}/expected_config.txt)
 file(REMOVE_RECURSE ${WORK_DIR})

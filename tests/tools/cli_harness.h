@@ -1,6 +1,7 @@
 // Driving the `qtune` program from a test as a user drives it: each test in its own fresh
 // directory, `qtune <args>` run through the shell with its exit code and output captured.
-// Shared by the CLI test files (QTUNE_CLI names the program, set by tests/CMakeLists.txt).
+// Shared by the CLI test files (QTUNE_CLI names the program, set by tests/CMakeLists.txt;
+// QTUNE_CLI_LAUNCHER is what runs it in a cross build: the emulator, as ctest runs the tests).
 #pragma once
 
 #include <sys/wait.h>
@@ -58,8 +59,8 @@ class CliTest : public ::testing::Test {
   // `taskset -c 0` to run it under) put before it.
   Outcome qtune(const std::string& args, const std::string& env = "") const {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command = cat("cd '", dir_.string(), "' && env ", env, " '", QTUNE_CLI, "' ", args, " >'",
-                                    out.string(), "' 2>'", err.string(), "'");
+    const std::string command = cat("cd '", dir_.string(), "' && env ", env, " ", QTUNE_CLI_LAUNCHER, " '", QTUNE_CLI,
+                                    "' ", args, " >'", out.string(), "' 2>'", err.string(), "'");
     const int status = std::system(command.c_str());
     Outcome o;
     o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "platform/arm_midr.h"
+#include "platform/emulation.h"
 #include "x86/amx_model/amx_tile_model.h"
 
 #if defined(__x86_64__)
@@ -121,6 +123,32 @@ void detect_x86(CpuFeatures& f) {
 #endif
 
 #if defined(__aarch64__)
+// MIDR_EL1 of the core this process runs on: sysfs per CPU (on big.LITTLE the cluster matters),
+// else the register itself (Linux and qemu-user emulate the EL0 read when HWCAP_CPUID is set),
+// else /proc/cpuinfo's implementer and part; 0 when none answers.
+std::uint64_t read_midr(unsigned long hwcap) {
+  const int cpu = sched_getcpu();
+  if (cpu >= 0) {
+    std::ifstream sysfs("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/regs/identification/midr_el1");
+    std::string hex;
+    if (sysfs >> hex) return std::strtoull(hex.c_str(), nullptr, 16);
+  }
+  if (hwcap & HWCAP_CPUID) {
+    std::uint64_t midr = 0;
+    __asm__("mrs %0, MIDR_EL1" : "=r"(midr));
+    return midr;
+  }
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  std::uint64_t implementer = 0, part = 0;
+  while (std::getline(cpuinfo, line)) {
+    const auto value = [&] { return std::strtoull(line.substr(line.find(':') + 1).c_str(), nullptr, 0); };
+    if (line.rfind("CPU implementer", 0) == 0 && implementer == 0) implementer = value();
+    if (line.rfind("CPU part", 0) == 0 && part == 0) part = value();
+  }
+  return (implementer << 24) | (part << 4);
+}
+
 void detect_arm(CpuFeatures& f) {
   f.arch = "aarch64";
   const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
@@ -131,14 +159,13 @@ void detect_arm(CpuFeatures& f) {
 #else
   f.i8mm = (hwcap2 & (1UL << 13)) != 0;
 #endif
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, implementer, part;
-  while (std::getline(cpuinfo, line)) {
-    auto value = [&] { return line.substr(line.find(':') + 2); };
-    if (line.rfind("CPU implementer", 0) == 0 && implementer.empty()) implementer = value();
-    if (line.rfind("CPU part", 0) == 0 && part.empty()) part = value();
-  }
-  f.model = implementer.empty() ? "aarch64" : "implementer " + implementer + " part " + part;
+  f.model = detail::arm_model_string(detail::decode_midr(read_midr(hwcap)));
+  // The int8 extensions by their HWCAP names (as /proc/cpuinfo spells them).
+  std::string extensions;
+  if (f.neon) extensions += " asimd";
+  if (f.dotprod) extensions += " asimddp";
+  if (f.i8mm) extensions += " i8mm";
+  if (!extensions.empty()) f.model += "," + extensions;
 }
 #endif
 
@@ -172,6 +199,9 @@ CpuFeatures detect() {
   f.arch = "unknown";
 #endif
   if (f.model.empty()) f.model = "unknown";
+  const bool qemu_cpu_model = f.arch == "aarch64" && f.model.rfind("QEMU ", 0) == 0;
+  f.emulation = detail::detect_emulation(f.arch, detail::read_cpuinfo(), qemu_cpu_model);
+  if (f.emulated()) f.model += " [emulated]";
   f.logical_cores = affinity_cores();
   read_cache_sizes(f);
   read_isa_restriction(f);

@@ -12,7 +12,7 @@
 namespace qtune {
 
 struct CpuFeatures {
-  std::string model;          // brand string (x86) or implementer/part (Arm)
+  std::string model;          // brand string (x86); core name, MIDR and int8 features (Arm)
   std::string arch;           // "x86_64" or "aarch64"
   int logical_cores = 1;      // CPUs this process may run on (affinity mask)
   std::int64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;  // 0 where unknown
@@ -25,6 +25,12 @@ struct CpuFeatures {
 
   // Arm.
   bool neon = false, dotprod = false, i8mm = false;
+
+  // Why this process is taken to run under an emulator (qemu-user), "" when native. Emulated
+  // timings mean nothing: the model string (and so the target key) ends in " [emulated]" so that
+  // they never mix with a real board's, and the programs that show timings say so.
+  std::string emulation;
+  bool emulated() const { return !emulation.empty(); }
 
   // QTUNE_ISAS (environment, read at detection): a comma-separated list such as "scalar,avx2" that
   // restricts the instruction sets kernels may use to those named, as oneDNN's DNNL_MAX_CPU_ISA
