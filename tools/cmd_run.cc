@@ -120,8 +120,10 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     r.source = tuned.selection().source;
     r.config_key = tuned.selection().config_key;
     r.reason = tuned.selection().reason;
+    if (!tuned.library().empty()) r.computed_by = tuned.library();
     const auto plain = qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias_data);
-    cases.push_back({[&] { tuned.run(a.data(), k, out_tuned.data(), n); }});
+    // oneDNN (the one library candidate) runs on OpenMP's threads: timed with its peer's runtime.
+    cases.push_back({[&] { tuned.run(a.data(), k, out_tuned.data(), n); }, tuned.library().empty() ? 0 : kOpenMp});
     cases.push_back({[&] { plain.run(a.data(), k, out_default.data(), n); }});
 #ifdef QTUNE_HAVE_ONEDNN
     qtune::peers::OnednnMatmul peer(p.m, p.n, p.k, p.out_type, w.threads, p.a_type);
