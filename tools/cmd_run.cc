@@ -24,6 +24,7 @@
 #include "qtune/records/log_format.h"
 #include "qtune/records/network_runs.h"
 #include "qtune/records/tuning_db.h"
+#include "qtune/reports/candidate_kinds.h"
 #include "qtune/runtime/runtime.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
@@ -57,6 +58,7 @@ struct LayerResult {
   int count = 1;
   ConfigSource source = ConfigSource::heuristic;
   std::string computed_by = "qtune";  // what the runtime's choice runs on: qtune's kernels or a library
+  std::optional<qtune::reports::KindMargin> won_by;  // qtune's kernels vs a library in the database's measurements
   std::string config_key, default_config_key, reason;
   qtune::cli::CaseTiming tuned, untuned;
   std::optional<qtune::cli::CaseTiming> onednn;
@@ -348,6 +350,17 @@ int run_network(const qtune::cli::Args& args) {
     }
   }();
   const std::string source = args.value("db") ? *args.value("db") : args.value("log") ? *args.value("log") : "";
+  // Which kind of candidate (qtune's kernels or a library) won each layer's tuning, by how much over
+  // the best of the other kind: from the database's measurements of the layer on the runtime's target.
+  std::optional<qtune::records::TuningDb> tuning_db;
+  if (auto db_path = args.value("db")) tuning_db.emplace(qtune::records::TuningDb::open(*db_path, qtune::records::OpenMode::existing));
+  const auto won_by = [&](const std::string& workload_key) -> std::optional<qtune::reports::KindMargin> {
+    if (!tuning_db) return std::nullopt;
+    qtune::records::MeasurementFilter filter;
+    filter.workload_key = workload_key;
+    filter.target_key = rt.target_key();
+    return qtune::reports::kind_margin(tuning_db->measurements(filter));
+  };
 
   if (!json) {
     std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
@@ -361,11 +374,13 @@ int run_network(const qtune::cli::Args& args) {
     std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms, of tuned, default "
               << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
               << "called faster or slower only when the interquartile ranges do not overlap, else same; totals weight "
-              << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library)\n\n"
+              << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library); won by "
+              << "is the kind whose best configuration won the layer's tuning and its margin over the best of the other "
+              << "kind, where the database measured both\n\n"
               << std::left << std::setw(34) << "layer" << std::setw(30) << "shape" << std::right << std::setw(4)
               << "x" << std::setw(10) << "source" << std::setw(8) << "by" << std::setw(10) << "tuned" << std::setw(7)
               << "+-" << std::setw(10) << "default" << std::setw(10) << "oneDNN" << std::setw(14) << "def/tun" << std::setw(14) << "dnn/tun"
-              << "\n";
+              << std::setw(14) << "won by" << "\n";
   }
 
   // Totals weight each layer by its count; their quartiles add up the layers' (a conservative spread).
@@ -382,7 +397,8 @@ int run_network(const qtune::cli::Args& args) {
   std::vector<LayerResult> results;
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const qtune::Layer& layer = network.layers[i];
-    const LayerResult r = run_layer(rt, layer, repetitions, model_values.empty() ? nullptr : &model_values[i]);
+    LayerResult r = run_layer(rt, layer, repetitions, model_values.empty() ? nullptr : &model_values[i]);
+    r.won_by = won_by(r.workload_key);
     results.push_back(r);
     append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network);
     accumulate(total_tuned, r.tuned, r.count);
@@ -418,7 +434,13 @@ int run_network(const qtune::cli::Args& args) {
                               r.onednn ? nlohmann::json({r.onednn->low_ns, r.onednn->high_ns}) : nlohmann::json()},
                              {"onednn", r.onednn_note},
                              {"speedup_vs_onednn", r.onednn ? nlohmann::json(onednn_ns / tuned_ns) : nlohmann::json()},
-                             {"verdict_vs_onednn", vs_onednn}};
+                             {"verdict_vs_onednn", vs_onednn},
+                             {"won_by", r.won_by ? nlohmann::json({{"winner", r.won_by->winner.kind},
+                                                                   {"winner_config", r.won_by->winner.config_key},
+                                                                   {"runner_up", r.won_by->runner_up.kind},
+                                                                   {"runner_up_config", r.won_by->runner_up.config_key},
+                                                                   {"margin", r.won_by->margin()}})
+                                                 : nlohmann::json()}};
       std::cout << line.dump() << "\n";
     } else {
       std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::setw(30) << r.description.substr(0, 29)
@@ -426,15 +448,15 @@ int run_network(const qtune::cli::Args& args) {
                 << r.computed_by << std::setw(10)
                 << ms(tuned_ns) << std::setw(7) << spread(r.tuned) << std::setw(10) << ms(default_ns) << std::setw(10)
                 << (r.onednn ? ms(onednn_ns) : "-") << std::setw(14) << ratio(default_ns, tuned_ns) + " " + r.verdict()
-                << std::setw(14) << (r.onednn ? ratio(onednn_ns, tuned_ns) + " " + vs_onednn : "-") << "\n";
+                << std::setw(14) << (r.onednn ? ratio(onednn_ns, tuned_ns) + " " + vs_onednn : "-") << std::setw(14)
+                << qtune::reports::format_kind_margin(r.won_by) << "\n";
     }
     std::cout.flush();
   }
 
   std::string stored_run;
   if (auto db_path = args.value("db"); db_path && !args.flag("no-store")) {
-    auto db = qtune::records::TuningDb::open(*db_path, qtune::records::OpenMode::existing);
-    qtune::records::add_network_runs(db, run_rows);
+    qtune::records::add_network_runs(*tuning_db, run_rows);
     std::cerr << "qtune run: stored " << run_rows.size() << " timings (run " << run_uid << ") in " << *db_path
               << " for qtune report\n";
     stored_run = run_uid;
