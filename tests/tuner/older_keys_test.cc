@@ -63,23 +63,17 @@ void expect_session_resumes(const std::string& folder, const Workload& layer_wor
   std::filesystem::remove_all(dir);
 }
 
-Workload gemm_layer(std::int64_t m, std::int64_t n, std::int64_t k, DType out_type = DType::s8) {
-  Workload gemm;
-  gemm.op = OpKind::gemm;
-  gemm.m = m;
-  gemm.n = n;
-  gemm.k = k;
-  gemm.quant.out_type = out_type;
-  return gemm;
-}
+// The fixtures' GEMM layers, as their databases key them.
+const std::string kGemm8x8x16 = "gemm:m=8;n=8;k=16;a=u8;out=s8;azp=1;bzp=0;q=channel;round=tflite;threads=1";
+const std::string kGemm5x12x40 = "gemm:m=5;n=12;k=40;a=u8;out=s32;azp=1;bzp=0;q=channel;round=tflite;threads=1";
 
 TEST(OlderKeys, SessionResumesFromADatabaseWrittenBeforeTheThreadsKnob) {
-  expect_session_resumes(testing::kKeysBeforeThreadsKnob, gemm_layer(8, 8, 16), 5);
+  expect_session_resumes(testing::kKeysBeforeThreadsKnob, Workload::parse_key(kGemm8x8x16), 5);
 }
 
 TEST(OlderKeys, SessionResumesFromADatabaseWrittenBeforeTheGemmAlgoKnob) {
-  expect_session_resumes(testing::kKeysBeforeGemmAlgoKnob, gemm_layer(8, 8, 16), 5);
-  expect_session_resumes(testing::kKeysBeforeGemmAlgoKnob, gemm_layer(5, 12, 40, DType::s32), 4);
+  expect_session_resumes(testing::kKeysBeforeGemmAlgoKnob, Workload::parse_key(kGemm8x8x16), 5);
+  expect_session_resumes(testing::kKeysBeforeGemmAlgoKnob, Workload::parse_key(kGemm5x12x40), 4);
 }
 
 }  // namespace
