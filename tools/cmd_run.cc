@@ -30,6 +30,7 @@
 #include "qtune/records/log_format.h"
 #include "qtune/records/network_runs.h"
 #include "qtune/records/tuning_db.h"
+#include "qtune/reports/candidate_kinds.h"
 #include "qtune/runtime/runtime.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
@@ -64,6 +65,7 @@ struct LayerResult {
   int count = 1;
   ConfigSource source = ConfigSource::heuristic;
   std::string computed_by = "qtune";  // what the runtime's choice runs on: qtune's kernels or a library
+  std::optional<qtune::reports::KindMargin> won_by;  // qtune's kernels vs a library in the database's measurements
   std::string config_key, default_config_key, reason;
   qtune::cli::CaseTiming tuned, untuned;
   std::optional<qtune::cli::CaseTiming> onednn;
@@ -137,8 +139,10 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     r.source = tuned.selection().source;
     r.config_key = tuned.selection().config_key;
     r.reason = tuned.selection().reason;
+    if (!tuned.library().empty()) r.computed_by = tuned.library();
     const auto plain = qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias_data);
-    cases.push_back({[&] { tuned.run(a.data(), k, out_tuned.data(), n); }});
+    // oneDNN (the one library candidate) runs on OpenMP's threads: timed with its peer's runtime.
+    cases.push_back({[&] { tuned.run(a.data(), k, out_tuned.data(), n); }, tuned.library().empty() ? 0 : kOpenMp});
     cases.push_back({[&] { plain.run(a.data(), k, out_default.data(), n); }});
 #ifdef QTUNE_HAVE_ONEDNN
     qtune::peers::OnednnMatmul peer(p.m, p.n, p.k, p.out_type, w.threads, p.a_type);
@@ -407,6 +411,17 @@ int run_network(const qtune::cli::Args& args) {
     onnxruntime.emplace(*model_path, qtune::cli::input_shapes(args), qtune::cli::onnxruntime_thread_counts(thread_budget));
   }
 #endif
+  // Which kind of candidate (qtune's kernels or a library) won each layer's tuning, by how much over
+  // the best of the other kind: from the database's measurements of the layer on the runtime's target.
+  std::optional<qtune::records::TuningDb> tuning_db;
+  if (auto db_path = args.value("db")) tuning_db.emplace(qtune::records::TuningDb::open(*db_path, qtune::records::OpenMode::existing));
+  const auto won_by = [&](const std::string& workload_key) -> std::optional<qtune::reports::KindMargin> {
+    if (!tuning_db) return std::nullopt;
+    qtune::records::MeasurementFilter filter;
+    filter.workload_key = workload_key;
+    filter.target_key = rt.target_key();
+    return qtune::reports::kind_margin(tuning_db->measurements(filter));
+  };
 
   if (!json) {
     std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
@@ -421,11 +436,13 @@ int run_network(const qtune::cli::Args& args) {
               << qtune::to_string(cache) << " (docs/measurement-protocol.md), of tuned, default "
               << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
               << "called faster or slower only when the interquartile ranges do not overlap, else same; totals weight "
-              << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library)\n\n"
+              << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library); won by "
+              << "is the kind whose best configuration won the layer's tuning and its margin over the best of the other "
+              << "kind, where the database measured both\n\n"
               << std::left << std::setw(34) << "layer" << std::setw(30) << "shape" << std::right << std::setw(4)
               << "x" << std::setw(10) << "source" << std::setw(8) << "by" << std::setw(10) << "tuned" << std::setw(7)
               << "+-" << std::setw(10) << "default" << std::setw(10) << "oneDNN" << std::setw(14) << "def/tun" << std::setw(14) << "dnn/tun"
-              << "\n";
+              << std::setw(14) << "won by" << "\n";
   }
 
   // Totals weight each layer by its count; their quartiles add up the layers' (a conservative spread).
@@ -446,8 +463,9 @@ int run_network(const qtune::cli::Args& args) {
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const qtune::Layer& layer = network.layers[i];
     // The tuner's policy: a layer is timed again as a measurement is measured again.
-    const LayerResult r = run_layer(rt, layer, repetitions, cache, qtune::DisturbancePolicy{}.after_streak(busy_streak),
+    LayerResult r = run_layer(rt, layer, repetitions, cache, qtune::DisturbancePolicy{}.after_streak(busy_streak),
                                     model_values.empty() ? nullptr : &model_values[i]);
+    r.won_by = won_by(r.workload_key);
     busy_streak = r.disturbed ? busy_streak + 1 : 0;
     results.push_back(r);
     if (r.retimed > 0 || r.disturbed) ++retimed_layers;
@@ -498,7 +516,14 @@ int run_network(const qtune::cli::Args& args) {
                              {"verdict_vs_onednn", vs_onednn},
                              {"waiting_share", r.waiting_share ? nlohmann::json(*r.waiting_share) : nlohmann::json()},
                              {"retimed", r.retimed},
-                             {"disturbed", r.disturbed}};
+                             {"disturbed", r.disturbed},
+
+{"won_by", r.won_by ? nlohmann::json({{"winner", r.won_by->winner.kind},
+                                                                   {"winner_config", r.won_by->winner.config_key},
+                                                                   {"runner_up", r.won_by->runner_up.kind},
+                                                                   {"runner_up_config", r.won_by->runner_up.config_key},
+                                                                   {"margin", r.won_by->margin()}})
+                                                 : nlohmann::json()}};
       std::cout << line.dump() << "\n";
     } else {
       std::cout << std::left << std::setw(34) << r.name.substr(0, 33) << std::setw(30) << r.description.substr(0, 29)
@@ -506,15 +531,15 @@ int run_network(const qtune::cli::Args& args) {
                 << r.computed_by << std::setw(10)
                 << ms(tuned_ns) << std::setw(7) << spread(r.tuned) << std::setw(10) << ms(default_ns) << std::setw(10)
                 << (r.onednn ? ms(onednn_ns) : "-") << std::setw(14) << ratio(default_ns, tuned_ns) + " " + r.verdict()
-                << std::setw(14) << (r.onednn ? ratio(onednn_ns, tuned_ns) + " " + vs_onednn : "-") << "\n";
+                << std::setw(14) << (r.onednn ? ratio(onednn_ns, tuned_ns) + " " + vs_onednn : "-") << std::setw(14)
+                << qtune::reports::format_kind_margin(r.won_by) << "\n";
     }
     std::cout.flush();
   }
 
   std::string stored_run;
   if (auto db_path = args.value("db"); db_path && !args.flag("no-store")) {
-    auto db = qtune::records::TuningDb::open(*db_path, qtune::records::OpenMode::existing);
-    qtune::records::add_network_runs(db, run_rows);
+    qtune::records::add_network_runs(*tuning_db, run_rows);
     std::cerr << "qtune run: stored " << run_rows.size() << " timings (run " << run_uid << ") in " << *db_path
               << " for qtune report\n";
     stored_run = run_uid;

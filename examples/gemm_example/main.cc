@@ -41,6 +41,7 @@ qtune::GemmProblem layer_problem(std::int64_t m) {
 qtune::Config pick_config(const qtune::Workload& w) {
   const qtune::Config fallback = qtune::default_config(w, qtune::cpu_features());
   for (const qtune::Config& c : qtune::space_for(w, qtune::cpu_features()).neighbours(fallback)) {
+    if (qtune::to_library_config(c)) continue;  // a library (algo=onednn): qtune's own kernels here
     if (qtune::gemm_check_config(w.gemm_problem(), qtune::to_gemm_config(c)).empty()) return c;
   }
   return fallback;

@@ -1,5 +1,12 @@
 // oneDNN's int8 matmul and convolution as library layers (see library_ops.h). Internal; compiled
 // only when oneDNN is found.
+//
+// oneDNN is never asked to requantize itself (a direct u8/s8 output path): for the fp32 rounding
+// it would have to match, RNE((float)acc * scale) + zp, oneDNN 2.6 computes
+// RNE((float(acc) + float(bias)) * scale + zp) with the zero point added in float, which differs
+// at ties that addition creates (tests/libraries/onednn_direct_output_test.cc), and its bias sum is
+// exact only below 2^24. Exact would be only layers with output zero point 0 and
+// K * 255 * 128 + |bias| <= 2^24, which none of the networks' u8 layers is.
 #pragma once
 
 #include <memory>

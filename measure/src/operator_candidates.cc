@@ -59,19 +59,36 @@ auto prepare_or_invalid_config(const char* what, Prepare&& prepare) {
   }
 }
 
+// A prepared GEMM (qtune's GemmOp or a library's) on the workload's dense A and C.
+template <typename Op>
+PreparedCandidate::RunInto gemm_run_into(std::shared_ptr<Op> op) {
+  return [op](const ReferenceData& d, std::uint8_t* output) {
+    op->run(d.input.data(), static_cast<std::size_t>(d.gemm.k), output, static_cast<std::size_t>(d.gemm.n));
+  };
+}
+
 }  // namespace
 
 std::unique_ptr<Candidate> make_gemm_candidate(const Workload& workload, const std::string& config_key,
                                                std::uint64_t seed) {
-  const GemmConfig config = to_gemm_config(parse_candidate_config(workload, config_key));
+  const Config parsed = parse_candidate_config(workload, config_key);
   auto data = reference_data(workload, seed);
-  auto op = std::make_shared<GemmOp>(prepare_or_invalid_config("GemmOp::prepare", [&] {
-    return GemmOp::prepare(data->gemm, config, data->weights.data(), static_cast<std::size_t>(workload.n),
-                           data->bias.data());
-  }));
-  auto run_into = [op](const ReferenceData& d, std::uint8_t* output) {
-    op->run(d.input.data(), static_cast<std::size_t>(d.gemm.k), output, static_cast<std::size_t>(d.gemm.n));
-  };
+  const auto ldb = static_cast<std::size_t>(workload.n);
+  PreparedCandidate::RunInto run_into;
+  if (const auto library = to_library_config(parsed)) {
+    // The library's primitive is created here, once, as the runtime creates it per layer.
+    std::shared_ptr<const libraries::LibraryGemm> op = prepare_or_invalid_config("the library layer", [&] {
+      return libraries::prepare_library_gemm(library->library, data->gemm, data->weights.data(), ldb,
+                                             data->gemm.has_bias ? data->bias.data() : nullptr, library->threads);
+    });
+    run_into = gemm_run_into(op);
+  } else {
+    const GemmConfig config = to_gemm_config(parsed);
+    auto op = std::make_shared<GemmOp>(prepare_or_invalid_config("GemmOp::prepare", [&] {
+      return GemmOp::prepare(data->gemm, config, data->weights.data(), ldb, data->bias.data());
+    }));
+    run_into = gemm_run_into(op);
+  }
   const DType out_type = data->gemm.out_type;
   return std::make_unique<PreparedCandidate>(std::move(data), std::move(run_into), workload.gops(), out_type);
 }

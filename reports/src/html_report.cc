@@ -124,7 +124,7 @@ void table_section(std::ostream& out, const ReportData& data) {
   const char* headers[][2] = {{"#", "num"},        {"layer", ""},           {"count", "num"},     {"trials", "num"},
                               {"failures", "num"}, {"untuned GOP/s", "num"}, {"tuned GOP/s", "num"}, {"speedup", "num"},
                               {"oneDNN GOP/s", "num"}, {"time share", "num"}, {"best configuration", ""},
-                              {"found by", ""}};
+                              {"found by", ""},     {"won by", ""}};
   for (const auto& h : headers) out << "<th" << (h[1][0] ? " class=\"num\"" : "") << ">" << h[0] << "</th>";
   out << "</tr></thead><tbody>";
   const double total = total_network_ns(data);
@@ -140,7 +140,8 @@ void table_section(std::ostream& out, const ReportData& data) {
         << number_td(format_gops(gops_of(l.onednn)), gops_of(l.onednn))
         << number_td(share ? format_percent(*share) : "-", share)
         << td(l.tuned ? "<code>" + xml_escape(l.tuned->config_key) + "</code>" : "-", l.tuned ? l.tuned->config_key : "", false)
-        << td(xml_escape(l.tuned_strategy.empty() ? "-" : l.tuned_strategy), l.tuned_strategy, false) << "</tr>";
+        << td(xml_escape(l.tuned_strategy.empty() ? "-" : l.tuned_strategy), l.tuned_strategy, false)
+        << td(xml_escape(format_kind_margin(l.kinds)), l.kinds ? l.kinds->winner.kind : "", false) << "</tr>";
   }
   out << "</tbody></table></div></section>\n";
 }

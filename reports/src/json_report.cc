@@ -16,6 +16,16 @@ json timing_json(const std::optional<ConfigTiming>& t) {
   return {{"config", t->config_key}, {"median_ns", t->median_ns}, {"gops", t->gops}};
 }
 
+json kind_json(const KindBest& k) {
+  return {{"kind", k.kind}, {"config", k.config_key}, {"median_ns", k.median_ns}};
+}
+
+// qtune's kernels vs a library: the winning kind, the best of the other kind, and the margin.
+json kinds_json(const std::optional<KindMargin>& m) {
+  if (!m) return nullptr;
+  return {{"winner", kind_json(m->winner)}, {"runner_up", kind_json(m->runner_up)}, {"margin", m->margin()}};
+}
+
 json times_json(const NetworkTimes& t, const char* baseline) {
   return {{"layers", t.layers},
           {std::string(baseline) + "_ns", t.baseline_ns},
@@ -46,6 +56,7 @@ json layer_json(const LayerReport& l, double network_total_ns) {
           {"tuned_strategy", l.tuned_strategy},
           {"tuned_at_trial", optional_json(l.tuned_at_trial)},
           {"speedup", optional_json(l.speedup())},
+          {"won_by", kinds_json(l.kinds)},
           {"network_ns", optional_json(ns)},
           {"share_of_time", ns && network_total_ns > 0 ? json(*ns / network_total_ns) : json(nullptr)},
           {"run",

@@ -63,6 +63,7 @@ void fill_layer_results(LayerReport& layer, const std::vector<records::Measureme
     first_trial[m.config_key] = {strategy, point.trial};
   }
   if (!layer.untuned_config.empty()) layer.untuned = timing_of(layer.untuned_config);
+  layer.kinds = kind_margin(measurements);
   const auto best = records::select_best(measurements);
   if (!best.empty()) {
     layer.tuned = timing(best.front());  // select_best returns the winner's median measurement

@@ -108,15 +108,15 @@ std::string render_markdown(const ReportData& data) {
   const double total = total_network_ns(data);
   header(out,
          {"#", "layer", "count", "trials", "failures", "untuned GOP/s", "tuned GOP/s", "speedup", "oneDNN GOP/s",
-          "time share", "best configuration", "found by"},
-         {true, false, true, true, true, true, true, true, true, true, false, false});
+          "time share", "best configuration", "found by", "won by"},
+         {true, false, true, true, true, true, true, true, true, true, false, false, false});
   for (const auto& l : data.layers) {
     const auto ns = l.network_ns();
     row(out, {std::to_string(l.index), cell(l.name), std::to_string(l.count), std::to_string(l.trials),
               std::to_string(l.failures), format_gops(gops_of(l.untuned)), format_gops(gops_of(l.tuned)),
               format_speedup(l.speedup()), format_gops(gops_of(l.onednn)),
               ns && total > 0 ? format_percent(*ns / total) : "-", code(l.tuned ? l.tuned->config_key : ""),
-              l.tuned_strategy.empty() ? "-" : cell(l.tuned_strategy)});
+              l.tuned_strategy.empty() ? "-" : cell(l.tuned_strategy), cell(format_kind_margin(l.kinds))});
   }
 
   if (data.focus) focus_section(out, data);

@@ -8,18 +8,49 @@
 
 namespace qtune::runtime {
 
+namespace {
+
+// The message of config() / op() on a layer a library computes.
+[[noreturn]] void throw_library_layer(const char* op, const Selection& selection, const std::string& library) {
+  throw std::logic_error(std::string(op) + " layer " + selection.workload_key + " is computed by library " + library +
+                         ", not by a qtune kernel");
+}
+
+}  // namespace
+
 PreparedGemm::PreparedGemm(GemmOp op, Selection selection) : op_(std::move(op)), selection_(std::move(selection)) {}
 
+PreparedGemm::PreparedGemm(std::shared_ptr<const libraries::LibraryGemm> op, std::string library, GemmProblem problem,
+                           Selection selection)
+    : op_(std::move(op)), library_(std::move(library)), library_problem_(std::move(problem)),
+      selection_(std::move(selection)) {}
+
 void PreparedGemm::run(const void* a, std::size_t lda, void* c, std::size_t ldc) const {
-  const GemmProblem& p = op_.problem();
+  const GemmProblem& p = problem();
   if (a == nullptr) throw std::invalid_argument("gemm run: A must not be null");
   if (c == nullptr) throw std::invalid_argument("gemm run: C must not be null");
   if (lda < static_cast<std::size_t>(p.k))
     throw std::invalid_argument("gemm run: lda " + std::to_string(lda) + " is smaller than K " + std::to_string(p.k));
   if (ldc < static_cast<std::size_t>(p.n))
     throw std::invalid_argument("gemm run: ldc " + std::to_string(ldc) + " is smaller than N " + std::to_string(p.n));
-  op_.run(a, lda, c, ldc);
+  if (const auto* kernel = std::get_if<GemmOp>(&op_)) {
+    kernel->run(a, lda, c, ldc);
+  } else {
+    std::get<1>(op_)->run(a, lda, c, ldc);
+  }
 }
+
+const GemmProblem& PreparedGemm::problem() const {
+  if (const auto* kernel = std::get_if<GemmOp>(&op_)) return kernel->problem();
+  return library_problem_;
+}
+
+const GemmOp& PreparedGemm::op() const {
+  if (const auto* kernel = std::get_if<GemmOp>(&op_)) return *kernel;
+  throw_library_layer("gemm", selection_, library_);
+}
+
+const GemmConfig& PreparedGemm::config() const { return op().config(); }
 
 PreparedConv2d::PreparedConv2d(Conv2dOp op, Selection selection)
     : op_(std::move(op)), selection_(std::move(selection)) {}
@@ -46,8 +77,7 @@ const Conv2dProblem& PreparedConv2d::problem() const {
 
 const Conv2dOp& PreparedConv2d::op() const {
   if (const auto* kernel = std::get_if<Conv2dOp>(&op_)) return *kernel;
-  throw std::logic_error("conv2d layer " + selection_.workload_key + " is computed by library " + library_ +
-                         ", not by a qtune kernel");
+  throw_library_layer("conv2d", selection_, library_);
 }
 
 const Conv2dConfig& PreparedConv2d::config() const { return op().config(); }

@@ -239,8 +239,12 @@ PreparedGemm Runtime::prepare_gemm(const GemmProblem& problem, const std::int8_t
     throw std::invalid_argument("gemm prepare: ldb " + std::to_string(ldb) + " is smaller than N " +
                                 std::to_string(problem.n));
   auto choice = choose<GemmTraits>(*state_, problem, threads);
-  // The gemm space offers no library (its keys have no algo knob), so no GEMM choice names one.
-  if (choice.library) throw std::logic_error("gemm prepare: a library configuration was chosen for a GEMM");
+  if (choice.library) {
+    std::shared_ptr<const libraries::LibraryGemm> op =
+        libraries::prepare_library_gemm(choice.library->library, problem, b, ldb, bias, choice.library->threads);
+    state_->record(choice.selection);
+    return PreparedGemm(std::move(op), choice.library->library, problem, std::move(choice.selection));
+  }
   GemmOp op = GemmOp::prepare(problem, choice.config, b, ldb, bias);
   state_->record(choice.selection);
   return PreparedGemm(std::move(op), std::move(choice.selection));

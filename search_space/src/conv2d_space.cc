@@ -2,14 +2,12 @@
 // the GEMM knobs exist only for the GEMM-based algorithms, dw_* only for algo=depthwise, and isa
 // only for qtune's own algorithms: a library algorithm (algo=onednn) has the threads knob alone.
 #include <algorithm>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 
 #include "gemm_knobs.h"
+#include "library_algorithms.h"
 #include "qtune/kernels/conv2d.h"
-#include "qtune/libraries/library_ops.h"
 #include "qtune/libraries/library_registry.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "spaces.h"
@@ -29,31 +27,6 @@ Knob kernel_isa_knob(const std::vector<Isa>& isas, const std::vector<std::string
     if (std::find(kKernelAlgos.begin(), kKernelAlgos.end(), a) != kKernelAlgos.end()) isa.when.push_back(a);
   }
   return isa;
-}
-
-// The compiled-in libraries that compute `problem` exactly here. Asking a library means creating
-// its primitive descriptor, so the answer is kept per workload (spaces are built per candidate).
-std::vector<std::string> offered_libraries(const Workload& w, const Conv2dProblem& problem) {
-  static std::mutex mutex;
-  static std::map<std::string, std::vector<std::string>> cache;
-  // Hiding a library (a test seam) changes the answer: it is part of the cache key.
-  std::string key = w.key();
-  for (const std::string& name : libraries::compiled_libraries()) key.append(";").append(libraries::library_unavailable(name));
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    std::vector<std::string> offered;
-    for (const std::string& name : libraries::compiled_libraries()) {
-      if (libraries::library_conv2d_unsupported(name, problem).empty()) offered.push_back(name);
-    }
-    it = cache.emplace(std::move(key), std::move(offered)).first;
-  }
-  return it->second;
-}
-
-bool is_library(const std::string& algo) {
-  const auto& known = libraries::known_libraries();
-  return std::find(known.begin(), known.end(), algo) != known.end();
 }
 
 // The tiles of the depthwise kernels compiled in (of every instruction set: a configuration names
@@ -117,7 +90,7 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
   if (problem->depthwise()) {
     // A depthwise layer runs the direct kernel only: the GEMM knobs never apply and are left out.
     Knob algo{"algo", {"depthwise"}, "convolution algorithm (or a library computing the layer)", false};
-    for (const std::string& library : offered_libraries(w, *problem)) algo.values.push_back(library);
+    for (const std::string& library : offered_libraries(w)) algo.values.push_back(library);
     Knob isa = kernel_isa_knob(isas, algo.values);
     knobs.push_back(std::move(algo));
     knobs.push_back(std::move(isa));
@@ -125,7 +98,7 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
   } else {
     Knob algo{"algo", {"im2col", "indirect"}, "convolution algorithm (or a library computing the layer)", false};
     if (is_pointwise(w)) algo.values.push_back("gemm_1x1");
-    for (const std::string& library : offered_libraries(w, *problem)) algo.values.push_back(library);
+    for (const std::string& library : offered_libraries(w)) algo.values.push_back(library);
     Knob isa = kernel_isa_knob(isas, algo.values);
     knobs.push_back(std::move(algo));
     knobs.push_back(std::move(isa));
@@ -143,33 +116,6 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
 }
 
 }  // namespace detail
-
-std::optional<LibraryConfig> to_library_config(const Config& config) {
-  for (const auto& [knob, value] : config.assignments()) {
-    if (knob == "algo" && detail::is_library(value)) return LibraryConfig{value, config.get_int("threads")};
-  }
-  return std::nullopt;
-}
-
-Config from_library_config(const LibraryConfig& config) {
-  return Config({{"algo", config.library}, {"threads", std::to_string(config.threads)}});
-}
-
-std::vector<Config> library_configs(const KnobSpace& space) {
-  std::vector<Config> out;
-  const auto& knobs = space.knobs();
-  const auto algo = std::find_if(knobs.begin(), knobs.end(), [](const Knob& k) { return k.name == "algo"; });
-  const auto threads = std::find_if(knobs.begin(), knobs.end(), [](const Knob& k) { return k.name == "threads"; });
-  if (algo == knobs.end() || threads == knobs.end()) return out;
-  for (const std::string& value : algo->values) {
-    if (!detail::is_library(value)) continue;
-    for (const std::string& t : threads->values) {
-      Config c = from_library_config({value, std::stoi(t)});
-      if (space.check(c).empty()) out.push_back(std::move(c));
-    }
-  }
-  return out;
-}
 
 Conv2dConfig to_conv2d_config(const Config& config) {
   Conv2dConfig c;

@@ -137,7 +137,7 @@ TEST_F(TextFormatsTest, MarkdownAndJsonAgree) {
     const auto& row = layers[i + 1];
     const json& l = doc["layers"][i];
     SCOPED_TRACE(l["name"].get<std::string>());
-    ASSERT_EQ(row.size(), 12u);
+    ASSERT_EQ(row.size(), 13u);
     EXPECT_EQ(row[0], std::to_string(l["index"].get<int>()));
     EXPECT_EQ(row[1], l["name"]);
     EXPECT_EQ(row[2], std::to_string(l["count"].get<int>()));
@@ -150,6 +150,8 @@ TEST_F(TextFormatsTest, MarkdownAndJsonAgree) {
     EXPECT_EQ(row[8], gops(l["run"]["onednn"]));
     EXPECT_EQ(row[9], l["share_of_time"].is_null() ? "-" : format_percent(l["share_of_time"].get<double>()));
     EXPECT_EQ(row[10], l["tuned"].is_null() ? "-" : "`" + l["tuned"]["config"].get<std::string>() + "`");
+    EXPECT_EQ(row[12], "-");  // won by: only qtune's kernels were measured
+    EXPECT_TRUE(l["won_by"].is_null());
   }
   EXPECT_EQ(layers[2][6], "41943.04");  // w1: 2 * 256^3 ops in 800 ns
   EXPECT_EQ(layers[3][6], "-");

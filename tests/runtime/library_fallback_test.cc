@@ -1,4 +1,4 @@
-// Library configurations in tuning data: a layer tuned to a library (algo=onednn) runs on it where
+// Library configurations in tuning data: a layer (conv2d or GEMM) tuned to a library (algo=onednn) runs on it where
 // this build and CPU have it, bit-exact; where they do not (a build without oneDNN, a CPU without
 // its exact path, or here: the library hidden through the registry's seam, which makes this
 // process behave as such a build), the layer falls back to qtune's kernels with one warning.
@@ -29,11 +29,13 @@ class LibraryFallbackTest : public ::testing::Test {
   TempDir dir;
   WarningCollector warnings;
   const Workload tuned_conv = conv_workload(14, 32, 48, 3, 1, 1);
+  const Workload tuned_gemm = gemm_workload(49, 96, 320);
   const std::string library_key = from_library_config({"onednn", 1}).key();
 
   Runtime runtime_from_database() {
     const std::string db = dir.file("tuned.db");
-    write_database(db, {measurement(tuned_conv.key(), current_target_key(), library_key, 1000.0)});
+    write_database(db, {measurement(tuned_conv.key(), current_target_key(), library_key, 1000.0),
+                        measurement(tuned_gemm.key(), current_target_key(), library_key, 1000.0)});
     return Runtime::from_database(db, warnings.options());
   }
 };
@@ -57,13 +59,29 @@ TEST_F(LibraryFallbackTest, TunedLibraryLayerRunsOnTheLibraryBitExact) {
     EXPECT_EQ(op.library(), "onednn");
     EXPECT_EQ(layer.run(op), layer.reference());
   }
+  {
+    const GemmCase layer(tuned_gemm);
+    const PreparedGemm op = layer.prepare(rt, 1);
+    EXPECT_EQ(op.selection().source, ConfigSource::tuned);
+    EXPECT_EQ(op.selection().config_key, library_key);
+    EXPECT_EQ(op.library(), "onednn");
+    EXPECT_THROW(op.config(), std::logic_error);
+    EXPECT_EQ(layer.run(op), layer.reference());
+  }
+  {
+    const GemmCase layer(gemm_workload(7, 50, 1000));  // untuned, same family: the neighbour's library
+    const PreparedGemm op = layer.prepare(rt, 2);
+    EXPECT_EQ(op.selection().source, ConfigSource::nearest);
+    EXPECT_EQ(op.library(), "onednn");
+    EXPECT_EQ(layer.run(op), layer.reference());
+  }
   EXPECT_TRUE(warnings.messages.empty());
 }
 
 TEST_F(LibraryFallbackTest, RuntimeWithoutTheLibraryFallsBackWithOneWarning) {
   const HiddenLibrary hidden("onednn");
   const Runtime rt = runtime_from_database();
-  EXPECT_EQ(rt.tuned_workloads(), 1u);  // the entry loads: it names a library qtune knows
+  EXPECT_EQ(rt.tuned_workloads(), 2u);  // the entries load: they name a library qtune knows
   for (const Workload& w : {tuned_conv, conv_workload(7, 32, 64, 3, 2, 1)}) {
     const ConvCase layer(w);
     const PreparedConv2d op = layer.prepare(rt, 1);
@@ -74,9 +92,18 @@ TEST_F(LibraryFallbackTest, RuntimeWithoutTheLibraryFallsBackWithOneWarning) {
     }
     EXPECT_EQ(layer.run(op), layer.reference());
   }
+  for (const Workload& w : {tuned_gemm, gemm_workload(7, 50, 1000)}) {
+    const GemmCase layer(w);
+    const PreparedGemm op = layer.prepare(rt, 1);
+    EXPECT_EQ(op.selection().source, ConfigSource::heuristic);
+    EXPECT_EQ(op.library(), "");
+    EXPECT_NO_THROW(op.config());
+    EXPECT_EQ(layer.run(op), layer.reference());
+  }
+  // One warning per library and cause, whichever operator met it first.
   ASSERT_EQ(warnings.messages.size(), 1u);
   EXPECT_NE(warnings.messages[0].find("library onednn"), std::string::npos) << warnings.messages[0];
-  EXPECT_EQ(rt.fallback_count(), 2u);
+  EXPECT_EQ(rt.fallback_count(), 4u);
 }
 
 }  // namespace

@@ -78,7 +78,10 @@ TEST_P(EverySpacePoint, RoundTripsAndIsRunnableAndNotRedundant) {
     if (const auto library = to_library_config(c)) {
       // A library is offered only where it computes the layer exactly, within the thread budget.
       ASSERT_EQ(from_library_config(*library).key(), c.key());
-      ASSERT_EQ(libraries::library_conv2d_unsupported(library->library, conv_problem), "") << c.key();
+      ASSERT_EQ(w.op == OpKind::gemm ? libraries::library_gemm_unsupported(library->library, gemm_problem)
+                                     : libraries::library_conv2d_unsupported(library->library, conv_problem),
+                "")
+          << c.key();
       ASSERT_GE(library->threads, 1);
       ASSERT_LE(library->threads, w.threads);
       continue;
@@ -139,7 +142,12 @@ TEST(GemmSpace, KnobOrderAndDomainsFollowTheShape) {
   const KnobSpace s = space_for(gemm(100, 300, 200), cpu_features());
   std::vector<std::string> names;
   for (const Knob& k : s.knobs()) names.push_back(k.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"isa", "tile", "kc", "mc", "nc", "pack_a", "fuse", "threads"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"algo", "isa", "tile", "kc", "mc", "nc", "pack_a", "fuse", "threads"}));
+  // qtune's own kernels first (the default), then the libraries exact for the layer here.
+  std::vector<std::string> algos{"qtune"};
+  if (libraries::library_gemm_unsupported("onednn", gemm(100, 300, 200).gemm_problem()).empty()) algos.push_back("onednn");
+  EXPECT_EQ(s.knob("algo").values, algos);
+  EXPECT_EQ(s.knob("algo").default_value, "qtune");
   EXPECT_EQ(s.knob("kc").values, (std::vector<std::string>{"0", "64", "128"}));
   EXPECT_EQ(s.knob("mc").values, (std::vector<std::string>{"0", "64"}));
   EXPECT_EQ(s.knob("nc").values, (std::vector<std::string>{"0", "128", "256"}));
@@ -245,18 +253,38 @@ namespace qtune {
 namespace {
 
 // Library configurations parse on any build (keys from other machines' logs), carry the threads
-// knob alone, and are told apart from kernel configurations.
-TEST(Conv2dSpace, LibraryConfigurationsParseEverywhere) {
-  const KnobSpace full = full_space(OpKind::conv2d);
-  const Config c = full.parse("algo=onednn;threads=2");
-  const auto library = to_library_config(c);
-  ASSERT_TRUE(library.has_value());
-  EXPECT_EQ(library->library, "onednn");
-  EXPECT_EQ(library->threads, 2);
-  EXPECT_EQ(from_library_config(*library).key(), c.key());
-  EXPECT_THROW(to_conv2d_config(c), InvalidConfig);
-  EXPECT_THROW(full.parse("algo=onednn;isa=scalar;threads=1"), InvalidConfig);  // no kernel knobs
+// knob alone, and are told apart from kernel configurations; in the gemm and the conv2d space.
+TEST(OperatorSpaces, LibraryConfigurationsParseEverywhere) {
+  for (OpKind op : {OpKind::gemm, OpKind::conv2d}) {
+    const KnobSpace full = full_space(op);
+    const Config c = full.parse("algo=onednn;threads=2");
+    const auto library = to_library_config(c);
+    ASSERT_TRUE(library.has_value());
+    EXPECT_EQ(library->library, "onednn");
+    EXPECT_EQ(library->threads, 2);
+    EXPECT_EQ(from_library_config(*library).key(), c.key());
+    EXPECT_THROW(full.parse("algo=onednn;isa=scalar;threads=1"), InvalidConfig);  // no kernel knobs
+  }
+  EXPECT_THROW(to_gemm_config(full_space(OpKind::gemm).parse("algo=onednn;threads=1")), InvalidConfig);
+  EXPECT_THROW(to_conv2d_config(full_space(OpKind::conv2d).parse("algo=onednn;threads=1")), InvalidConfig);
   EXPECT_FALSE(to_library_config(default_config(conv(28, 128, 128, 3, 1), cpu_features())).has_value());
+  EXPECT_FALSE(to_library_config(default_config(gemm(64, 64, 64), cpu_features())).has_value());
+}
+
+// A GEMM the library computes exactly here is offered at every thread count of the budget, for
+// the tuner to measure beside the default; one it cannot is not (a build or CPU without it).
+TEST(GemmSpace, LibraryConfigurationsWhereExact) {
+  Workload w = gemm(64, 96, 128, DType::s8, 2);
+  const std::vector<Config> offered = library_configs(space_for(w, cpu_features()));
+  if (!libraries::library_gemm_unsupported("onednn", w.gemm_problem()).empty()) {
+    EXPECT_TRUE(offered.empty());
+    return;
+  }
+  ASSERT_EQ(offered.size(), 2u);
+  EXPECT_EQ(offered[0].key(), "algo=onednn;threads=1");
+  EXPECT_EQ(offered[1].key(), "algo=onednn;threads=2");
+  w.k = 70000;  // dot products that can overflow int32: the reference wraps, oneDNN need not
+  EXPECT_TRUE(library_configs(space_for(w, cpu_features())).empty());
 }
 
 // What a key written before a knob existed means: the kernels' own default for that knob, a value
@@ -271,7 +299,7 @@ TEST(OperatorSpaces, EveryKnobDefaultsToTheKernelsDefault) {
   }
   const GemmConfig g{};
   EXPECT_EQ(full_space(OpKind::gemm).parse("isa=avx2").key(),
-            "isa=avx2;tile=" + std::to_string(g.mr) + "x" + std::to_string(g.nr) + ";kc=0;mc=0;nc=0;pack_a=1;fuse=1;threads=1");
+            "algo=qtune;isa=avx2;tile=" + std::to_string(g.mr) + "x" + std::to_string(g.nr) + ";kc=0;mc=0;nc=0;pack_a=1;fuse=1;threads=1");
   EXPECT_EQ(full_space(OpKind::conv2d).parse("algo=depthwise;isa=scalar").key(),
             "algo=depthwise;isa=scalar;dw_ctile=" + std::to_string(Conv2dConfig{}.dw_channel_tile) + ";dw_wtile=1;threads=1");
 }

@@ -1,6 +1,7 @@
 // The `qtune` program driven the way its users drive it: a tuning session, export, import and the
 // CI gate `query --require`, plus the promise that bad input is a clear error that changes nothing.
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <sstream>
 #include <string>
@@ -169,6 +170,39 @@ TEST_F(Cli, RunTimesOneDnnOnLayersOfTheDeployedSchemes) {
 }
 #endif
 
+// A GEMM layer tuned where oneDNN is usable holds both kinds of candidate (the tuner measures the
+// library beside the default first): `qtune run` says which kind won the tuning and by how much
+// over the best of the other, runs the winner, and says "-" without a database.
+TEST_F(Cli, RunSaysWhichKindOfCandidateWonEachLayer) {
+  if (qtune("targets").out.find("libraries usable here: onednn") == std::string::npos)
+    GTEST_SKIP() << "oneDNN is not usable here";
+  tune_tiny("tuning.db", 2);
+  write_workloads("net.json", false);
+  Outcome o = qtune("run --workloads net.json --db tuning.db --repetitions 1 --no-store --json");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto layers = run_layer_lines(o.out);
+  ASSERT_EQ(layers.size(), 1u) << o.out;
+  const std::string winner = string_field(layers[0], "winner"), runner_up = string_field(layers[0], "runner_up");
+  EXPECT_TRUE((winner == "qtune" && runner_up == "onednn") || (winner == "onednn" && runner_up == "qtune"))
+      << layers[0];
+  EXPECT_EQ(string_field(layers[0], "computed_by"), winner) << "the runtime runs the tuning's winner";
+  const std::size_t margin_at = layers[0].find(R"("margin":)");
+  ASSERT_NE(margin_at, std::string::npos) << layers[0];
+  const double margin = std::stod(layers[0].substr(margin_at + 9));
+  EXPECT_GE(margin, 1.0);
+
+  o = qtune("run --workloads net.json --db tuning.db --repetitions 1 --no-store");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("won by"), std::string::npos) << o.out;
+  char margin_text[32];
+  std::snprintf(margin_text, sizeof margin_text, "%.2fx", margin);
+  EXPECT_NE(o.out.find(cat(winner, " ", margin_text, "\n")), std::string::npos) << o.out;  // "onednn 1.31x"
+
+  o = qtune("run --workloads net.json --repetitions 1 --json");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find(R"("won_by":null)"), std::string::npos) << o.out;
+}
+
 // A database tuned with every core still applies to a process pinned to one (taskset) or with
 // fewer instruction sets (QTUNE_ISAS): the nearest compatible target, named once; code of an
 // instruction set the process cannot run is never chosen.
@@ -190,9 +224,9 @@ TEST_F(Cli, PinnedOrRestrictedProcessesUseTheNearestCompatibleTarget) {
                           "QTUNE_ISAS=scalar,avx2");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find(R"("target_differences":"instruction sets )"), std::string::npos) << o.out;
-  EXPECT_EQ(o.out.find(R"("config":"isa=avx512)"), std::string::npos)
+  EXPECT_EQ(o.out.find(R"("config":"algo=qtune;isa=avx512)"), std::string::npos)
       << "no AVX-512 code under QTUNE_ISAS=scalar,avx2:\n" << o.out;
-  EXPECT_NE(o.out.find(R"("config":"isa=)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(R"("config":"algo=qtune;isa=)"), std::string::npos) << o.out;
 }
 
 // qtune run times tuned, default and oneDNN interleaved and calls a difference only beyond the

@@ -1,5 +1,6 @@
 // A session resumes from a database written before a knob existed
-// (tests/fixtures/keys_before_threads_knob: every configuration key lacks `threads`): its
+// (tests/fixtures/keys_before_threads_knob: every configuration key lacks `threads`;
+// keys_before_gemm_algo_knob: GEMM keys lack `algo`): its
 // measurements count as the layer's history, none is measured again, and the layer's best so far
 // is known before the first new trial.
 #include <gtest/gtest.h>
@@ -16,27 +17,27 @@
 namespace qtune {
 namespace {
 
-TEST(OlderKeys, SessionResumesFromADatabaseWrittenBeforeAKnob) {
+// Resumes a session on `layer_workload` from the fixture database in `folder`, whose measurements of the
+// layer are `expected_before`: none is measured again, and the best so far is known before the
+// first new trial.
+void expect_session_resumes(const std::string& folder, const Workload& layer_workload, std::size_t expected_before) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("qtune_older_keys_session_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   {
-    auto db = records::TuningDb::open(testing::copy_of_older_keys_database(dir), records::OpenMode::existing);
+    auto db = records::TuningDb::open(testing::copy_of_older_keys_database(dir, folder), records::OpenMode::existing);
     const std::string target_key = db.targets().at(0).key;
-    Workload gemm;
-    gemm.op = OpKind::gemm;
-    gemm.m = gemm.n = 8;
-    gemm.k = 16;
     // What the older qtune measured for the layer, in today's spelling.
     records::MeasurementFilter filter;
-    filter.workload_key = gemm.key();
+    filter.workload_key = layer_workload.key();
     std::set<std::string> measured_before;
     for (const auto& m : db.measurements(filter)) {
-      ASSERT_EQ(m.config_key.find("threads="), std::string::npos) << m.config_key;
-      measured_before.insert(m.config_key + testing::kOmittedKnob);
+      const std::string today = testing::todays_spelling(layer_workload.op, m.config_key);
+      ASSERT_NE(today, m.config_key) << "the fixture's keys are today's";
+      measured_before.insert(today);
     }
-    ASSERT_EQ(measured_before.size(), 5u);
+    ASSERT_EQ(measured_before.size(), expected_before);
 
     struct BestBeforeFirstTrial : SessionObserver {
       std::optional<Config> best;
@@ -47,7 +48,7 @@ TEST(OlderKeys, SessionResumesFromADatabaseWrittenBeforeAKnob) {
     options.strategy = StrategyKind::random;
     options.trials_per_layer = measured_before.size() + 3;
     options.confirm_top = 0;
-    TuningSession session({Layer{"fc", gemm, 1}}, db, measurer, options, Target::parse_key(target_key));
+    TuningSession session({Layer{"fc", layer_workload, 1}}, db, measurer, options, Target::parse_key(target_key));
     EXPECT_EQ(session.run(nullptr, &observer), SessionEnd::completed);
 
     const LayerStatus& layer = session.layers().at(0);
@@ -60,6 +61,19 @@ TEST(OlderKeys, SessionResumesFromADatabaseWrittenBeforeAKnob) {
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+// The fixtures' GEMM layers, as their databases key them.
+const std::string kGemm8x8x16 = "gemm:m=8;n=8;k=16;a=u8;out=s8;azp=1;bzp=0;q=channel;round=tflite;threads=1";
+const std::string kGemm5x12x40 = "gemm:m=5;n=12;k=40;a=u8;out=s32;azp=1;bzp=0;q=channel;round=tflite;threads=1";
+
+TEST(OlderKeys, SessionResumesFromADatabaseWrittenBeforeTheThreadsKnob) {
+  expect_session_resumes(testing::kKeysBeforeThreadsKnob, Workload::parse_key(kGemm8x8x16), 5);
+}
+
+TEST(OlderKeys, SessionResumesFromADatabaseWrittenBeforeTheGemmAlgoKnob) {
+  expect_session_resumes(testing::kKeysBeforeGemmAlgoKnob, Workload::parse_key(kGemm8x8x16), 5);
+  expect_session_resumes(testing::kKeysBeforeGemmAlgoKnob, Workload::parse_key(kGemm5x12x40), 4);
 }
 
 }  // namespace

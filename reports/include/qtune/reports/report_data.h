@@ -6,6 +6,8 @@
 //    session measures the layer's default configuration before searching (see tuner/session.h);
 //  - its *tuned* result is records' best (best_selection.h); a configuration's timing is its
 //    median measurement, for the untuned one too;
+//  - *won by* compares the best of qtune's own kernels with the best library configuration
+//    (algo=onednn, ...) of the layer, where both were measured (candidate_kinds.h);
 //  - a trial is a configuration measured for the first time: measuring it again (a session
 //    confirming its leaders) adds no trial;
 //  - *oneDNN* (and the tuned / default timings of the same run) come from the latest `qtune run`
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "qtune/records/tuning_db.h"
+#include "qtune/reports/candidate_kinds.h"
 #include "qtune/search_space/workload.h"
 
 namespace qtune::reports {
@@ -75,6 +78,7 @@ struct LayerReport {
   std::optional<ConfigTiming> untuned;   // its median timing; nullopt when not measured or it failed
   std::optional<ConfigTiming> tuned;
   std::string tuned_strategy;            // the strategy whose session found the best
+  std::optional<KindMargin> kinds;       // qtune's kernels vs a library, where both were measured
   std::optional<std::int64_t> tuned_at_trial;  // its trial number on that strategy's curve
 
   std::optional<ConfigTiming> run_tuned, run_default, onednn;  // latest `qtune run`

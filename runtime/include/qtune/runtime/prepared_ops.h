@@ -13,26 +13,36 @@
 #include "qtune/runtime/selection.h"
 
 namespace qtune::libraries {
+class LibraryGemm;
 class LibraryConv2d;
 }  // namespace qtune::libraries
 
 namespace qtune::runtime {
 
+// A GEMM computed by qtune's kernels or, where the tuning chose one, by a vendor library
+// (bit-exact either way; see qtune/libraries/library_ops.h).
 class PreparedGemm {
  public:
   PreparedGemm(GemmOp op, Selection selection);
+  PreparedGemm(std::shared_ptr<const libraries::LibraryGemm> op, std::string library, GemmProblem problem,
+               Selection selection);
 
   // A: M x K (u8/s8) with row stride lda >= K; C: M x N of the output type with row stride
   // ldc >= N (elements). std::invalid_argument for null pointers or short strides.
   void run(const void* a, std::size_t lda, void* c, std::size_t ldc) const;
 
   const Selection& selection() const { return selection_; }
-  const GemmProblem& problem() const { return op_.problem(); }
-  const GemmConfig& config() const { return op_.config(); }
-  const GemmOp& op() const { return op_; }
+  const GemmProblem& problem() const;
+  // The library computing the layer ("onednn"), "" when qtune's kernels do.
+  const std::string& library() const { return library_; }
+  // qtune's kernel configuration and operator; std::logic_error for a library layer.
+  const GemmConfig& config() const;
+  const GemmOp& op() const;
 
  private:
-  GemmOp op_;
+  std::variant<GemmOp, std::shared_ptr<const libraries::LibraryGemm>> op_;
+  std::string library_;
+  GemmProblem library_problem_;  // the problem of a library layer (a GemmOp holds its own)
   Selection selection_;
 };
 

@@ -28,7 +28,7 @@ Conv2dConfig to_conv2d_config(const Config& config);
 Config from_gemm_config(const GemmConfig& config);
 Config from_conv2d_config(const Conv2dConfig& config);
 
-// A configuration that hands the layer to a vendor library (conv2d: algo=onednn;threads=N), which
+// A configuration that hands the layer to a vendor library (gemm, conv2d: algo=onednn;threads=N), which
 // computes it bit-exact (see qtune/libraries/library_ops.h). The space offers a library only
 // where it is compiled in, usable on this CPU and exact for the layer.
 struct LibraryConfig {
