@@ -181,10 +181,12 @@ TEST_F(DisturbedSession, AMachineBusyThroughoutStopsTheRetries) {
   m.share = [](std::size_t) { return 0.6; };
   SessionOptions options;
   const LayerStatus layer = tune(db, m, 12, options);
-  ASSERT_EQ(layer.session_trials, 12u);
-  EXPECT_EQ(layer.still_disturbed, 12u);
-  // The first busy_streak (8) measurements with both retries, the other four once.
-  EXPECT_EQ(m.inner.calls.size(), 8u * 3 + 4);
+  // 12 drawn trials, plus the default configuration where the draw missed it (as on aarch64, whose
+  // space differs): every one of them disturbed.
+  ASSERT_GE(layer.session_trials, 12u);
+  EXPECT_EQ(layer.still_disturbed, layer.session_trials);
+  // The first busy_streak (8) measurements with both retries, the others once.
+  EXPECT_EQ(m.inner.calls.size(), 8u * 3 + (layer.session_trials - 8));
 }
 
 }  // namespace
