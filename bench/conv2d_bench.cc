@@ -123,10 +123,14 @@ void register_all() {
         }
       }
     } else {
-      for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::gemm_1x1}) {
+      for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::gemm_1x1, ConvAlgo::implicit}) {
         Conv2dConfig c = base;
         c.algo = algo;
         if (algo == ConvAlgo::indirect) c.gemm.pack_a = true;
+        if (algo == ConvAlgo::implicit) {  // kernel rows read in place: the K blocks are the rows
+          c.gemm.pack_a = false;
+          c.gemm.kc = 0;
+        }
         if (conv2d_check_config(p, c).empty()) configs.push_back(c);
       }
     }

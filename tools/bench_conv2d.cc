@@ -177,7 +177,7 @@ std::vector<Conv2dConfig> variants(const Workload& w, const Conv2dProblem& p, co
     }
     return out;
   }
-  for (ConvAlgo algo : {ConvAlgo::gemm_1x1, ConvAlgo::indirect, ConvAlgo::im2col}) {
+  for (ConvAlgo algo : {ConvAlgo::gemm_1x1, ConvAlgo::indirect, ConvAlgo::im2col, ConvAlgo::implicit}) {
     for (const GemmMicrokernelInfo& uk : gemm_microkernels()) {
       if (std::find(isas.begin(), isas.end(), uk.isa) == isas.end()) continue;
       for (bool pack_a : {true, false}) {
@@ -187,7 +187,8 @@ std::vector<Conv2dConfig> variants(const Workload& w, const Conv2dProblem& p, co
           c.gemm.isa = uk.isa;
           c.gemm.mr = uk.mr;
           c.gemm.nr = uk.nr;
-          c.gemm.kc = base.gemm.kc == 0 ? 0 : std::max(uk.kr, base.gemm.kc / uk.kr * uk.kr);
+          // implicit's K blocks are the kernel rows (kc=0).
+          c.gemm.kc = base.gemm.kc == 0 || algo == ConvAlgo::implicit ? 0 : std::max(uk.kr, base.gemm.kc / uk.kr * uk.kr);
           c.gemm.nc = 0;
           c.gemm.pack_a = pack_a;  // the indirect algorithm always packs (check rejects pack_a=0)
           c.gemm.fuse_requant = fuse;

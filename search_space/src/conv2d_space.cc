@@ -16,8 +16,8 @@ namespace qtune {
 namespace detail {
 namespace {
 
-const std::vector<std::string> kGemmAlgos = {"im2col", "indirect", "gemm_1x1"};
-const std::vector<std::string> kKernelAlgos = {"im2col", "indirect", "gemm_1x1", "depthwise"};
+const std::vector<std::string> kGemmAlgos = {"im2col", "indirect", "gemm_1x1", "implicit"};
+const std::vector<std::string> kKernelAlgos = {"im2col", "indirect", "gemm_1x1", "implicit", "depthwise"};
 
 // The isa knob of qtune's own algorithms among `algos`.
 Knob kernel_isa_knob(const std::vector<Isa>& isas, const std::vector<std::string>& algos) {
@@ -64,6 +64,26 @@ bool is_pointwise(const Workload& w) {
          w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0 && w.groups == 1;
 }
 
+// Whether algo=implicit can run `problem` with some GEMM tile of one of `isas` (the shape's own
+// conditions, and a kernel row that is a whole number of the tile's k groups).
+bool implicit_applies(const Conv2dProblem& problem, const std::vector<Isa>& isas) {
+  for (Isa isa : isas) {
+    for (const auto& k : gemm_microkernels()) {
+      if (k.isa != isa) continue;
+      Conv2dConfig c;
+      c.algo = ConvAlgo::implicit;
+      c.gemm = gemm_default_config(problem.as_gemm());
+      c.gemm.isa = isa;
+      c.gemm.mr = k.mr;
+      c.gemm.nr = k.nr;
+      c.gemm.kc = 0;
+      c.gemm.pack_a = false;
+      if (conv2d_check_config(problem, c).empty()) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 KnobSpace conv2d_full_space() {
@@ -98,6 +118,8 @@ KnobSpace conv2d_space_for(const Workload& w, const CpuFeatures& cpu) {
   } else {
     Knob algo{"algo", {"im2col", "indirect"}, "convolution algorithm (or a library computing the layer)", false};
     if (is_pointwise(w)) algo.values.push_back("gemm_1x1");
+    // Offered where some tile of some usable instruction set can read the kernel rows in place.
+    if (implicit_applies(*problem, isas)) algo.values.push_back("implicit");
     for (const std::string& library : offered_libraries(w)) algo.values.push_back(library);
     Knob isa = kernel_isa_knob(isas, algo.values);
     knobs.push_back(std::move(algo));

@@ -200,14 +200,18 @@ TEST(Conv2dConfig, DefaultsPickTheExpectedAlgorithm) {
   Conv2dProblem full = shape(1, 7, 7, 32, 64, 3, 3, 1, 1);
   testing::quantize_problem(full, ConvQuant{}, 1);
   const ConvAlgo algo = conv2d_default_config(full).algo;
-  EXPECT_TRUE(algo == ConvAlgo::indirect || algo == ConvAlgo::im2col);
+  EXPECT_TRUE(algo == ConvAlgo::implicit || algo == ConvAlgo::indirect || algo == ConvAlgo::im2col);
+  // Where the default family reads A in place, the kernel rows are read from the input itself.
+  if (conv2d_default_config(full).gemm.isa == Isa::avx512vnni) {
+    EXPECT_EQ(algo, ConvAlgo::implicit);
+  }
   if (cpu_features().usable(Isa::avx2)) {
     EXPECT_NE(conv2d_default_config(full).gemm.isa, Isa::scalar);
   }
 }
 
 TEST(Conv2dAlgo, NamesRoundTrip) {
-  for (ConvAlgo a : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::gemm_1x1, ConvAlgo::depthwise}) {
+  for (ConvAlgo a : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::gemm_1x1, ConvAlgo::depthwise, ConvAlgo::implicit}) {
     EXPECT_EQ(parse_conv_algo(to_string(a)), a);
   }
   EXPECT_FALSE(parse_conv_algo("winograd").has_value());

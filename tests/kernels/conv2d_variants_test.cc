@@ -74,7 +74,7 @@ TEST_P(Conv2dIsaTest, GemmAlgorithmsMatchReference) {
       std::vector<std::uint8_t> expected(testing::output_bytes(p));
       conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
       for (const auto& tile : tiles) {
-        for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::gemm_1x1}) {
+        for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::gemm_1x1, ConvAlgo::implicit}) {
           for (bool pack_a : {true, false}) {
             for (int kc : {0, 4 * tile.kr}) {
               for (bool fuse : {true, false}) {
@@ -143,6 +143,55 @@ TEST_P(Conv2dIsaTest, DepthwiseMatchesReference) {
   }
 }
 
+// algo=implicit (kernel rows read in place from the input, padded by a copy where the layer has
+// padding): shapes whose kernel rows are whole k groups, with every kind of padding, strides,
+// dilation along H, kernels of one row or one column, batches, and the microkernels' segmented
+// entry as well as the K-block fallback of families without one; every representative tile,
+// quantization kind, fused and separate requantization, one and two threads.
+TEST_P(Conv2dIsaTest, ImplicitMatchesReference) {
+  const Isa isa = GetParam();
+  const auto tiles = representative_tiles(isa);
+  if (tiles.empty()) GTEST_SKIP() << "no gemm microkernels for isa " << to_string(isa) << " in this build";
+  //                                 n  h   w   c  oc kh kw sh sw dh dw pt pb pl pr g
+  const std::vector<Shape> shapes = {{1, 9, 10, 8, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 3x3 pad 1, ragged N
+                                     {2, 8, 9, 12, 16, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 1},    // stride 2, TF SAME, batch 2
+                                     {1, 9, 5, 8, 6, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, 1},      // 7x1: 7 segments of C bytes
+                                     {1, 4, 11, 4, 7, 1, 7, 1, 1, 1, 1, 0, 0, 3, 3, 1},     // 1x7: one segment of 28 bytes
+                                     {1, 9, 8, 4, 5, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, 1},      // dilation 2 along H only
+                                     {1, 7, 7, 8, 5, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},      // 1x1 stride 2: no copy at all
+                                     {1, 3, 4, 4, 9, 5, 5, 1, 1, 1, 1, 3, 2, 1, 3, 1},      // 5x5, pads beyond the image
+                                     {1, 6, 6, 64, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}};   // K = 576, long segments
+  int ran = 0;
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
+      const Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 17 + qi));
+      const testing::ConvData d = testing::make_data(p, static_cast<std::uint32_t>(qi + 5));
+      std::vector<std::uint8_t> expected(testing::output_bytes(p));
+      conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
+      for (const auto& tile : tiles) {
+        for (int threads : {1, 2}) {
+          Conv2dConfig c;
+          c.algo = ConvAlgo::implicit;
+          c.gemm.isa = isa;
+          c.gemm.mr = tile.mr;
+          c.gemm.nr = tile.nr;
+          c.gemm.pack_a = false;
+          c.gemm.fuse_requant = (qi + static_cast<std::size_t>(threads)) % 2 == 0;
+          c.gemm.threads = threads;
+          if (!conv2d_check_config(p, c).empty()) continue;  // families that widen A (AVX2) never read it in place
+          SCOPED_TRACE(testing::describe(c));
+          testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi + 5), &expected);
+          ++ran;
+        }
+      }
+    }
+  }
+  // Families that read A in place ran every shape and kind on some tile.
+  if (isa != Isa::avx2 && isa != Isa::amx) {
+    EXPECT_GE(ran, static_cast<int>(shapes.size() * quant_kinds().size()));
+  }
+}
+
 // Several threads split the work differently; the result must not change.
 TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
   const Isa isa = GetParam();
@@ -150,7 +199,7 @@ TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
   const Shape depthwise{2, 11, 10, 24, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24};
   for (const Shape& s : {general, depthwise}) {
     const Conv2dProblem p = make_problem(s, quant_kinds()[0], 9);
-    for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::depthwise}) {
+    for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::implicit, ConvAlgo::depthwise}) {
       Conv2dConfig c = conv2d_default_config(p);
       c.algo = algo;
       c.gemm.isa = isa;
@@ -159,7 +208,7 @@ TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
         c.gemm.mr = tiles.front().mr;
         c.gemm.nr = tiles.front().nr;
         c.gemm.kc = c.gemm.mc = c.gemm.nc = 0;
-        c.gemm.pack_a = true;
+        c.gemm.pack_a = algo != ConvAlgo::implicit;
       }
       if (algo == ConvAlgo::depthwise) {
         const auto dw = depthwise_tiles(isa, p);
@@ -180,7 +229,7 @@ TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
 // First layers (3 input channels, so K is not a multiple of 4 and a kernel row is one short run of
 // input bytes): im2col over every representative tile and quantization kind, on one thread and
 // on blocks split across threads (uneven block counts leave a short last block), and the default
-// configuration, which picks im2col for them.
+// configuration, which picks im2col for them (implicit for 4 channels).
 TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
   const Isa isa = GetParam();
   const auto tiles = representative_tiles(isa);
@@ -199,7 +248,9 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
       std::vector<std::uint8_t> expected(testing::output_bytes(p));
       conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
       Conv2dConfig standard = conv2d_default_config(p);
-      EXPECT_EQ(standard.algo, ConvAlgo::im2col) << testing::describe(p);
+      // im2col, or implicit where a kernel row is whole k groups (the 4-channel shape).
+      EXPECT_TRUE(standard.algo == ConvAlgo::im2col || (standard.algo == ConvAlgo::implicit && p.in_c % 4 == 0))
+          << testing::describe(p);
       testing::expect_matches_reference(p, standard, static_cast<std::uint32_t>(qi), &expected);
       for (const auto& tile : tiles) {
         for (bool pack_a : {true, false}) {
@@ -241,10 +292,12 @@ TEST(Conv2dDefault, MatchesReferenceOnTheSweep) {
 // A prepared operator is reusable and thread-safe: two calls (also concurrent) give the same output.
 TEST(Conv2dOp, RepeatedAndConcurrentRunsAgree) {
   const Conv2dProblem p = make_problem({1, 9, 9, 16, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, quant_kinds()[1], 2);
-  for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect}) {
+  for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::implicit}) {
     Conv2dConfig c = conv2d_default_config(p);
     c.algo = algo;
-    c.gemm.pack_a = true;
+    c.gemm.kc = 0;
+    c.gemm.pack_a = algo != ConvAlgo::implicit;
+    if (!conv2d_check_config(p, c).empty()) continue;  // implicit where the default family packs A
     const testing::ConvData d = testing::make_data(p, 1);
     const Conv2dOp op = Conv2dOp::prepare(p, c, d.weights.data(), d.bias.data());
     std::vector<std::uint8_t> a(testing::output_bytes(p)), b(a.size()), e(a.size());

@@ -110,11 +110,19 @@ Conv2dConfig conv2d_default_config(const Conv2dProblem& problem) {
     c.algo = ConvAlgo::gemm_1x1;
     if (conv2d_check_config(problem, c).empty()) return c;
   }
-  // One group: im2col copies a kernel row's taps as one run of input bytes into rows the GEMM
-  // reads in place, where the indirect algorithm copies every tap on its own and then packs the
-  // panel (first layers, 3 channels: about 10x slower; ResNet-50 56x56x64 3x3: 20%; InceptionV3
-  // 73x73x80 3x3 and 35x35x64 3x3: the same, measured A/B with qtune measure).
+  // One group: implicit reads each kernel row's run of input bytes in place, with no copy but a
+  // padded input; where it applies (a kernel row of whole k groups) it beat im2col on every layer
+  // measured, 3-15% (InceptionV3 3x3, 5x5, 1x7, 7x1 and 3x3/2 layers, qtune measure A/B).
+  // Otherwise im2col copies a kernel row's taps as one run into rows the GEMM reads in place,
+  // where the indirect algorithm copies every tap on its own and then packs the panel (first
+  // layers, 3 channels: about 10x slower; ResNet-50 56x56x64 3x3: 20%).
   if (problem.groups == 1) {
+    c.algo = ConvAlgo::implicit;
+    c.gemm.pack_a = false;
+    const int kc = c.gemm.kc;
+    c.gemm.kc = 0;
+    if (conv2d_check_config(problem, c).empty()) return c;
+    c.gemm.kc = kc;
     c.algo = ConvAlgo::im2col;
     c.gemm.pack_a = false;
     if (conv2d_check_config(problem, c).empty()) return c;

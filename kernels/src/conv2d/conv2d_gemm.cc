@@ -72,6 +72,16 @@ std::string check_gemm_conv(const Conv2dProblem& p, const Conv2dConfig& config) 
   }
   const std::int64_t m =
       config.algo == ConvAlgo::im2col ? im2col_blocking(p, config.gemm.threads).rows : p.batch * p.out_h() * p.out_w();
+  if (config.algo == ConvAlgo::implicit) {
+    if (p.groups != 1) return "algo implicit needs groups 1";
+    if (p.dilation_w != 1) return "algo implicit needs dilation 1 along W (a kernel row is then one run of input bytes)";
+    if (config.gemm.kc != 0) return "algo implicit takes kc=0: its K blocks are the kernel rows";
+    const auto segment = static_cast<std::size_t>(p.kernel_w * p.in_c);
+    if (std::string why = GemmEngine::check_segmented(config.gemm, segment); !why.empty()) return "algo implicit: " + why;
+    GemmConfig engine = config.gemm;
+    engine.kc = static_cast<int>(segment);
+    return gemm_check_config(conv_group_gemm(p, 0, m), engine);
+  }
   std::string why = gemm_check_config(conv_group_gemm(p, 0, m), config.gemm);
   if (!why.empty()) return why;
   if (config.algo == ConvAlgo::indirect) return GemmEngine::check_indirect(config.gemm);
@@ -94,6 +104,26 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
     block_rows_ = blocking.rows;
     block_threads_ = blocking.block_threads;
     if (block_threads_ > 1) engine_config.threads = 1;  // the threads are spent on whole blocks
+  }
+  if (algo_ == ConvAlgo::implicit) {
+    // The engine's K blocks are the kernel rows; row m reads, for kernel row kh, KW*C_in bytes
+    // from its top-left tap onwards in the input seen with its padding (padded_ copies it).
+    engine_config.kc = static_cast<int>(p.kernel_w * p.in_c);
+    padded_ = p.pad_top != 0 || p.pad_bottom != 0 || p.pad_left != 0 || p.pad_right != 0;
+    padded_h_ = p.in_h + p.pad_top + p.pad_bottom;
+    padded_w_ = p.in_w + p.pad_left + p.pad_right;
+    const auto pixel = static_cast<std::size_t>(p.in_c);
+    const std::int64_t oh_n = p.out_h(), ow_n = p.out_w();
+    row_offsets_.resize(static_cast<std::size_t>(m_));
+    std::size_t* offset = row_offsets_.data();
+    for (std::int64_t n = 0; n < p.batch; ++n) {
+      for (std::int64_t oh = 0; oh < oh_n; ++oh) {
+        for (std::int64_t ow = 0; ow < ow_n; ++ow) {
+          *offset++ = static_cast<std::size_t>((n * padded_h_ + oh * p.stride_h) * padded_w_ + ow * p.stride_w) * pixel;
+        }
+      }
+    }
+    segment_stride_ = static_cast<std::size_t>(p.dilation_h * padded_w_) * pixel;
   }
   // im2col rows are K bytes padded to whole 4-byte groups with the zero point, and the weights
   // get as many zero rows: (za - za) * (0 - zb) adds nothing, and no microkernel meets a ragged
@@ -149,6 +179,7 @@ void GemmConv::run(const void* input, void* output) const {
                        static_cast<std::size_t>(problem_.out_c));
       return;
     case ConvAlgo::indirect: run_indirect(in, out); return;
+    case ConvAlgo::implicit: run_implicit(in, out); return;
     case ConvAlgo::im2col: run_im2col(in, out); return;
     case ConvAlgo::depthwise: break;
   }
@@ -164,6 +195,40 @@ void GemmConv::run_indirect(const std::uint8_t* input, std::uint8_t* output) con
                               static_cast<std::size_t>(base + static_cast<std::uintptr_t>(g * group_in_)), zero_row_.data()),
         output + static_cast<std::size_t>(g * group_out_) * out_elem_, static_cast<std::size_t>(problem_.out_c));
   }
+}
+
+void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) const {
+  const std::uint8_t* a = input;
+  if (padded_) {
+    // The input with its padding as zero-point pixels: a ninth of what im2col writes for a 3x3
+    // kernel. Per calling thread, kept across calls (run is const and may run concurrently).
+    thread_local std::vector<std::uint8_t> padded;
+    a = pad_input(input, padded);
+  }
+  engines_[0]->run(GemmASource::dense_segments(a, row_offsets_.data(), segment_stride_), output,
+                   static_cast<std::size_t>(problem_.out_c));
+}
+
+const std::uint8_t* GemmConv::pad_input(const std::uint8_t* input, std::vector<std::uint8_t>& padded) const {
+  const Conv2dProblem& p = problem_;
+  const auto pixel = static_cast<std::size_t>(p.in_c);
+  const auto za = static_cast<std::uint8_t>(p.a_zero_point);
+  const std::size_t row = static_cast<std::size_t>(padded_w_) * pixel, in_row = static_cast<std::size_t>(p.in_w) * pixel;
+  const std::size_t left = static_cast<std::size_t>(p.pad_left) * pixel, right = static_cast<std::size_t>(p.pad_right) * pixel;
+  padded.resize(static_cast<std::size_t>(p.batch * padded_h_) * row);
+  std::uint8_t* dst = padded.data();
+  for (std::int64_t n = 0; n < p.batch; ++n) {
+    std::memset(dst, za, static_cast<std::size_t>(p.pad_top) * row);
+    dst += static_cast<std::size_t>(p.pad_top) * row;
+    for (std::int64_t h = 0; h < p.in_h; ++h, dst += row, input += in_row) {
+      std::memset(dst, za, left);
+      std::memcpy(dst + left, input, in_row);
+      std::memset(dst + left + in_row, za, right);
+    }
+    std::memset(dst, za, static_cast<std::size_t>(p.pad_bottom) * row);
+    dst += static_cast<std::size_t>(p.pad_bottom) * row;
+  }
+  return padded.data();
 }
 
 void GemmConv::run_im2col(const std::uint8_t* input, std::uint8_t* output) const {

@@ -1,5 +1,6 @@
-// The GEMM-based algorithms of Conv2dOp (im2col, indirect, gemm_1x1): one GemmEngine per group,
-// fed with A as im2col rows, an indirection table, or the NHWC input itself.
+// The GEMM-based algorithms of Conv2dOp (im2col, indirect, gemm_1x1, implicit): one GemmEngine per
+// group, fed with A as im2col rows, an indirection table, the NHWC input itself, or (implicit) the
+// input read in place kernel row by kernel row.
 //
 // Group g is the GEMM  C[:, g*Nc + j] = sum_k A_g[m][k] * B_g[k][j]  with M = N*OH*OW,
 // Nc = C_out/groups, K = KH*KW*Cg (Cg = C_in/groups, k = (kh*KW + kw)*Cg + ci): B_g is the HWIO
@@ -44,6 +45,9 @@ class GemmConv {
   void run_im2col(const std::uint8_t* input, std::uint8_t* output) const;
   void run_im2col_block(const std::uint8_t* input, std::int64_t m0, std::uint8_t* output) const;
   void run_indirect(const std::uint8_t* input, std::uint8_t* output) const;
+  void run_implicit(const std::uint8_t* input, std::uint8_t* output) const;
+  // The input with its padding (zero-point pixels) into `padded`; returns its first byte.
+  const std::uint8_t* pad_input(const std::uint8_t* input, std::vector<std::uint8_t>& padded) const;
 
   Conv2dProblem problem_;
   ConvAlgo algo_;
@@ -59,6 +63,12 @@ class GemmConv {
   // address of zero_row_ for padding taps, which the engine uses as is.
   std::vector<const void*> indirection_;
   std::vector<std::uint8_t> zero_row_;
+  // implicit: the byte offset of each GEMM row's first tap in the (padded) input, the distance
+  // between its kernel rows, and the padded geometry (padded_: the input needs a padded copy).
+  std::vector<std::size_t> row_offsets_;
+  std::size_t segment_stride_ = 0;
+  bool padded_ = false;
+  std::int64_t padded_h_ = 0, padded_w_ = 0;
 };
 
 }  // namespace qtune::detail

@@ -111,12 +111,13 @@ std::string_view to_string(ConvAlgo algo) {
     case ConvAlgo::indirect: return "indirect";
     case ConvAlgo::gemm_1x1: return "gemm_1x1";
     case ConvAlgo::depthwise: return "depthwise";
+    case ConvAlgo::implicit: return "implicit";
   }
   return "?";
 }
 
 std::optional<ConvAlgo> parse_conv_algo(std::string_view name) {
-  for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::gemm_1x1, ConvAlgo::depthwise}) {
+  for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::gemm_1x1, ConvAlgo::depthwise, ConvAlgo::implicit}) {
     if (to_string(algo) == name) return algo;
   }
   return std::nullopt;

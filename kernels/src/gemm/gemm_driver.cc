@@ -47,6 +47,7 @@ struct Scratch {
   std::vector<std::int32_t> row_terms;
   std::vector<const std::uint8_t*> rows;
   std::vector<const std::uint8_t*> panel_rows;  // in place: one M panel's row pointers at a K block
+  std::vector<const std::uint8_t*> segment_rows;  // segmented A: the task's rows at one segment
 };
 
 Scratch& thread_scratch() {
@@ -188,6 +189,18 @@ std::string GemmEngine::check_indirect(const GemmConfig& config) {
   return "";
 }
 
+std::string GemmEngine::check_segmented(const GemmConfig& config, std::size_t segment_bytes) {
+  if (config.pack_a) return "pack_a=1: rows read in place (kernel-row segments) are never packed";
+  const GemmUkernel* uk = find_gemm_ukernel(config.isa, config.mr, config.nr);
+  if (uk == nullptr) return "no microkernel " + std::to_string(config.mr) + "x" + std::to_string(config.nr);
+  if (!uk->a_in_place) return "the microkernel cannot read A rows in place";
+  if (segment_bytes % static_cast<std::size_t>(uk->kr) != 0) {
+    return "a kernel row of " + std::to_string(segment_bytes) + " bytes is not a whole number of the microkernel's " +
+           std::to_string(uk->kr) + "-byte k groups";
+  }
+  return "";
+}
+
 void GemmEngine::run(const GemmASource& a, void* c, std::size_t ldc) const {
   const State& s = *state_;
   if (c == nullptr) throw std::invalid_argument("gemm: c is null");
@@ -197,6 +210,11 @@ void GemmEngine::run(const GemmASource& a, void* c, std::size_t ldc) const {
     if (a.ks * a.channels != s.k) {
       throw std::invalid_argument("gemm: indirect A has ks*channels = " + std::to_string(a.ks * a.channels) +
                                   " but k = " + std::to_string(s.k));
+    }
+  } else if (a.is_segmented()) {
+    if (a.a == nullptr) throw std::invalid_argument("gemm: a is null");
+    if (s.config.pack_a || s.k % (s.kc_groups * s.kr) != 0) {
+      throw std::invalid_argument("gemm: segmented A needs pack_a=0 and K blocks (kc) that divide k");
     }
   } else {
     if (a.a == nullptr) throw std::invalid_argument("gemm: a is null");
@@ -251,7 +269,13 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
   const std::size_t n0 = tn * nc, cols_n = std::min(nc, n - n0);
   const std::size_t m_panels = ceil_div(rows_m, mr), n_panels = ceil_div(cols_n, nr);
   const std::size_t out_elem = problem.out_type == DType::s32 ? 4 : 1;
-  const bool use_partial = k_blocks > 1;
+  // Segmented A (kernel rows read in place) whose microkernel walks the segments itself: one call
+  // covers every K block (segment), so the accumulators never leave the registers.
+  const bool segments_in_kernel = a.is_segmented() && uk->fn_segments != nullptr;
+  const std::size_t blocks = segments_in_kernel ? 1 : k_blocks;
+  const std::size_t block_groups = segments_in_kernel ? k_groups_total : kc_groups;
+  const std::size_t segment_bytes = kc_groups * kr;
+  const bool use_partial = blocks > 1;
   const std::size_t partial_stride = n_panels * nr_stride;
   if (use_partial) s.partial.resize(m_panels * mr * partial_stride);
   if (separate) s.result.resize(rows_m * cols_n);
@@ -263,26 +287,39 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
     // Row pointers for every M panel at k = 0; rows past M repeat the last valid row.
     // (Two loops without a min per row: this table is as long as the layer's M, 12544 rows for
     // MobileNetV2's first 1x1 layers, and the loop with the min cost 8% of such a layer.)
-    const std::uint8_t* row = static_cast<const std::uint8_t*>(a.a) + m0 * a.lda;
-    for (std::size_t i = 0; i < rows_m; ++i, row += a.lda) s.rows[i] = row;
-    for (std::size_t i = rows_m; i < m_panels * mr; ++i) s.rows[i] = s.rows[rows_m - 1];
-    // With several K blocks the row terms need every block's bytes: one pass over the rows first.
-    // With one, they are summed just before the panels that use them (sums_rows_ahead below).
-    if (zb_nonzero && k_blocks > 1) {
-      accumulate_a_row_terms(uk->a_format, flip, s.rows.data(), rows_m, k, s.row_terms.data());
+    if (a.is_segmented()) {
+      const auto* base = static_cast<const std::uint8_t*>(a.a);
+      for (std::size_t i = 0; i < rows_m; ++i) s.rows[i] = base + a.row_offsets[m0 + i];
+    } else {
+      const std::uint8_t* row = static_cast<const std::uint8_t*>(a.a) + m0 * a.lda;
+      for (std::size_t i = 0; i < rows_m; ++i, row += a.lda) s.rows[i] = row;
     }
+    for (std::size_t i = rows_m; i < m_panels * mr; ++i) s.rows[i] = s.rows[rows_m - 1];
   }
-  // In place with one K block, the row terms of a group of panels of at least 16 rows (the vector
-  // row-sum kernels' block) are summed right before the group's first tile, so that its rows come
-  // into L1 once for both; summed up front for the whole of M they were read from L2 twice.
-  const bool sums_rows_ahead = in_place && zb_nonzero && k_blocks == 1;
+  // The row terms of rows [first, first + count) of the task, segment by segment where A is.
+  const auto sum_rows = [&](std::size_t first, std::size_t count) {
+    if (!a.is_segmented()) {
+      return accumulate_a_row_terms(uk->a_format, flip, s.rows.data() + first, count, k, s.row_terms.data() + first);
+    }
+    s.segment_rows.resize(count);
+    for (std::size_t kb = 0; kb < k_blocks; ++kb) {
+      for (std::size_t i = 0; i < count; ++i) s.segment_rows[i] = s.rows[first + i] + kb * a.segment_stride;
+      accumulate_a_row_terms(uk->a_format, flip, s.segment_rows.data(), count, segment_bytes, s.row_terms.data() + first);
+    }
+  };
+  // With several K blocks per tile the row terms need every block's bytes: one pass over the rows
+  // first. With one, the row terms of a group of panels of at least 16 rows (the vector row-sum
+  // kernels' block) are summed right before the group's first tile, so that its rows come into L1
+  // once for both; summed up front for the whole of M they were read from L2 twice.
+  if (in_place && zb_nonzero && blocks > 1) sum_rows(0, rows_m);
+  const bool sums_rows_ahead = in_place && zb_nonzero && blocks == 1;
   const std::size_t sum_group_panels = (16 + mr - 1) / mr;
   const std::size_t a_elem = packed_a_elem_bytes(uk->a_format), b_elem = packed_b_elem_bytes(uk->b_format);
   s.panel_rows.resize(mr);
 
-  for (std::size_t kb = 0; kb < k_blocks; ++kb) {
-    const std::size_t g0 = kb * kc_groups, groups = std::min(kc_groups, k_groups_total - g0);
-    const std::size_t k0 = g0 * kr, k_bytes = std::min(k - k0, groups * kr);
+  for (std::size_t kb = 0; kb < blocks; ++kb) {
+    const std::size_t g0 = kb * block_groups, groups = std::min(block_groups, k_groups_total - g0);
+    const std::size_t k0 = g0 * kr, k_bytes = segments_in_kernel ? segment_bytes : std::min(k - k0, groups * kr);
     const std::size_t a_panel_bytes = groups * mr * kr * a_elem;
     if (!in_place) {
       s.a_panels.resize(m_panels * a_panel_bytes);
@@ -301,7 +338,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       args.k_groups = groups;
       args.b_packed = panel + 2 * sizeof(std::int32_t) * nr_stride + g0 * nr_stride * kr * b_elem;
       args.first = kb == 0;
-      args.last = kb + 1 == k_blocks;
+      args.last = kb + 1 == blocks;
       args.partial_stride = partial_stride;
       args.col_terms = col_terms;
       args.col_zb = zb_nonzero ? col_terms + nr_stride : nullptr;
@@ -312,17 +349,22 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       args.channel = n0 + np * nr;
       args.a_k_bytes = k_bytes;
       args.a_flip = flip;
+      if (segments_in_kernel) {
+        args.a_segments = k_blocks;
+        args.a_segment_stride = a.segment_stride;
+      }
       for (std::size_t mp = 0; mp < m_panels; ++mp) {
         args.rows = std::min(mr, rows_m - mp * mr);
         if (sums_rows_ahead && np == 0 && mp % sum_group_panels == 0) {
           const std::size_t first = mp * mr, count = std::min(sum_group_panels * mr, rows_m - first);
-          accumulate_a_row_terms(uk->a_format, flip, s.rows.data() + first, count, k, s.row_terms.data() + first);
+          sum_rows(first, count);
         }
         if (in_place) {
           if (k0 == 0) {
             args.a_rows = s.rows.data() + mp * mr;  // the rows themselves (first or only K block)
           } else {
-            for (std::size_t i = 0; i < mr; ++i) s.panel_rows[i] = s.rows[mp * mr + i] + k0;
+            const std::size_t offset = a.is_segmented() ? kb * a.segment_stride : k0;
+            for (std::size_t i = 0; i < mr; ++i) s.panel_rows[i] = s.rows[mp * mr + i] + offset;
             args.a_rows = s.panel_rows.data();
           }
         } else {
@@ -337,7 +379,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
           args.c = c + ((m0 + mp * mr) * ldc + n0 + np * nr) * out_elem;
           args.ldc = ldc;
         }
-        uk->fn(args);
+        (segments_in_kernel ? uk->fn_segments : uk->fn)(args);
       }
     }
   }

@@ -34,6 +34,19 @@ struct GemmASource {
     s.lda = lda;
     return s;
   }
+  // Rows in place (convolution without im2col, ConvAlgo::implicit): row m starts at
+  // a + row_offsets[m] and is the concatenation along K of k_blocks segments of kc bytes (the
+  // engine's K blocks), segment s at a + row_offsets[m] + s * segment_stride. Read in place only.
+  const std::size_t* row_offsets = nullptr;
+  std::size_t segment_stride = 0;
+
+  static GemmASource dense_segments(const void* a, const std::size_t* row_offsets, std::size_t segment_stride) {
+    GemmASource s;
+    s.a = a;
+    s.row_offsets = row_offsets;
+    s.segment_stride = segment_stride;
+    return s;
+  }
   static GemmASource indirect(const void* const* indirection, std::size_t ks, std::size_t channels,
                               std::size_t a_offset, const void* zero) {
     GemmASource s;
@@ -45,6 +58,7 @@ struct GemmASource {
     return s;
   }
   bool is_indirect() const { return indirection != nullptr; }
+  bool is_segmented() const { return row_offsets != nullptr; }
 };
 
 class GemmEngine {
@@ -65,6 +79,9 @@ class GemmEngine {
 
   // "" when `config` can read an indirect A source, else why not.
   static std::string check_indirect(const GemmConfig& config);
+  // "" when `config` can read a segmented A source whose segments are `segment_bytes` long, else
+  // why not. The engine's K blocks must then be the segments: config.kc = segment_bytes.
+  static std::string check_segmented(const GemmConfig& config, std::size_t segment_bytes);
 
   const GemmProblem& problem() const;
   const GemmConfig& config() const;

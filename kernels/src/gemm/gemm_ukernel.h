@@ -91,6 +91,11 @@ struct GemmUkernelArgs {
   std::size_t a_k_bytes = 0;                // in place: valid bytes of each row in this block,
                                             // (k_groups - 1)*kr < a_k_bytes <= k_groups*kr
   std::uint8_t a_flip = 0;                  // in place: 0x80 for s8 activations in a u8 format, else 0
+  // In place, GemmUkernel::fn_segments only: each row is a_segments runs of a_k_bytes
+  // bytes (a whole number of groups when a_segments > 1), run s at a_rows[i] + s * a_segment_stride
+  // (the kernel rows of a convolution read from its input); k_groups counts the groups of all.
+  std::size_t a_segments = 1;
+  std::size_t a_segment_stride = 0;
 
   // B panel at this block's first group: [k_groups][nr_stride][kr] elem.
   const void* b_packed = nullptr;
@@ -130,6 +135,9 @@ struct GemmUkernel {
   bool a_in_place;   // can read A rows in place (pack_a = 0)
   GemmUkernelFn fn;
   const char* name;  // XNNPACK-style, e.g. "qu8-gemm-8x16c4-avx512vnni"
+  // The entry that reads segmented in-place A in one call (GemmUkernelArgs::a_segments), or null:
+  // the driver then gives `fn` one segment per K block and carries the sums in `partial`.
+  GemmUkernelFn fn_segments = nullptr;
 };
 
 // Bytes of one packed B panel (col_term + col_zb + weights), rounded up to 64 for alignment.

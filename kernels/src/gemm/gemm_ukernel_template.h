@@ -45,7 +45,11 @@ inline std::uint32_t gemm_load_partial_u32(const std::uint8_t* p, std::size_t n)
   return v;
 }
 
-template <class T, int MR, int NR>
+// Segments: the instance behind GemmUkernel::fn_segments, which reads segmented in-place A
+// (GemmUkernelArgs::a_segments). A class of its own rather than a branch in run: beside the plain
+// walk, even an out-of-line segment loop changed GCC's code for the whole tile (short-K 1x1 layers
+// 7-14% slower), and a second entry into shared helpers made it outline the epilogue.
+template <class T, int MR, int NR, bool Segments = false>
 struct GemmTileKernel {
   using Acc = typename T::Acc;
   static constexpr int kVecs = (NR + T::kLanes - 1) / T::kLanes;
@@ -164,7 +168,32 @@ struct GemmTileKernel {
     const auto* b = static_cast<const std::uint8_t*>(args.b_packed);
     const std::size_t whole = args.a_k_bytes / 4, tail = args.a_k_bytes % 4;
     std::size_t offset = 0;
-    for (std::size_t g = whole; g != 0; --g) {
+    if constexpr (Segments) {
+      // Whole groups only: after each segment, the shared offset jumps to the next.
+      const std::size_t jump = args.a_segment_stride - whole * 4;
+      for (std::size_t segment = args.a_segments; segment != 0; --segment, offset += jump) {
+        in_place_groups<Flip>(t, rows, whole, flip, offset, b);
+      }
+      return;
+    } else {
+      in_place_groups<Flip>(t, rows, whole, flip, offset, b);
+    }
+    if (tail != 0) {
+      const std::uint32_t tail_flip = flip & ((std::uint32_t{1} << (8 * tail)) - 1);
+      typename T::BVec bv[kVecs];
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) bv[v] = T::load_b(b + v * kBVecBytes);
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        step(t, T::broadcast_bits(gemm_load_partial_u32(rows[i] + offset, tail) ^ tail_flip), i, bv);
+      }
+    }
+  }
+
+  // `groups` whole 4-byte groups of every row from `offset`, advancing offset and b past them.
+  template <bool Flip>
+  __attribute__((always_inline)) static inline void in_place_groups(Tile& t, const std::uint8_t* const (&rows)[MR],
+                                                                    std::size_t groups, std::uint32_t flip,
+                                                                    std::size_t& offset, const std::uint8_t*& b) {
+    for (std::size_t g = groups; g != 0; --g) {
       T::prefetch_b(b + kPrefetchGroups * kBGroupBytes);
       typename T::BVec bv[kVecs];
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) bv[v] = T::load_b(b + v * kBVecBytes);
@@ -175,14 +204,6 @@ struct GemmTileKernel {
       }
       offset += 4;
       b += kBGroupBytes;
-    }
-    if (tail != 0) {
-      const std::uint32_t tail_flip = flip & ((std::uint32_t{1} << (8 * tail)) - 1);
-      typename T::BVec bv[kVecs];
-      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) bv[v] = T::load_b(b + v * kBVecBytes);
-      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-        step(t, T::broadcast_bits(gemm_load_partial_u32(rows[i] + offset, tail) ^ tail_flip), i, bv);
-      }
     }
   }
 
@@ -355,8 +376,9 @@ std::uint64_t gemm_dot_peak_loop(std::size_t iterations, Opaque opaque) {
 template <class T, int MR, int NR>
 constexpr GemmUkernel make_gemm_ukernel(const char* name) {
   using K = GemmTileKernel<T, MR, NR>;
-  return GemmUkernel{T::kIsa,         MR,          NR,         T::kKr, K::kNrStride, T::kAFormat,
-                     T::kBFormat,     T::kInPlace, &K::run,    name};
+  GemmUkernelFn segments = nullptr;
+  if constexpr (T::kInPlace) segments = &GemmTileKernel<T, MR, NR, true>::run;
+  return GemmUkernel{T::kIsa, MR, NR, T::kKr, K::kNrStride, T::kAFormat, T::kBFormat, T::kInPlace, &K::run, name, segments};
 }
 
 }  // namespace qtune::detail

@@ -43,6 +43,8 @@ enum class ConvAlgo : unsigned char {
   indirect,   // table of row pointers (padding -> a zero-point row), packed straight into GEMM panels
   gemm_1x1,   // 1x1, stride 1, no padding: the input already is the GEMM's A, no copy at all
   depthwise,  // direct depthwise kernel
+  implicit,   // GEMM reading each kernel row's run of input bytes in place (no im2col copy): one
+              // group, dilation 1 along W, KW*C_in a whole number of the microkernel's k groups
 };
 std::string_view to_string(ConvAlgo algo);
 std::optional<ConvAlgo> parse_conv_algo(std::string_view name);
