@@ -20,8 +20,8 @@ AccumulatorFinish::AccumulatorFinish(std::size_t columns, std::vector<std::int32
                                      std::vector<std::uint32_t> row_class, std::vector<std::int32_t> b_zero_points,
                                      DType out_type, RequantParams requant, std::size_t groups)
     : columns_(columns), column_terms_(std::move(column_terms)), row_class_(std::move(row_class)),
-      b_zero_points_(std::move(b_zero_points)), groups_(groups), out_type_(out_type), requant_(std::move(requant)),
-      requantize_config_(fastest_requantize_config()) {
+      b_zero_points_(std::move(b_zero_points)), groups_(groups), out_type_(out_type) {
+  if (out_type_ != DType::s32) requantize_.emplace(fastest_requantize_config(), requant, out_type_);
   if (columns_ == 0 || column_terms_.size() % columns_ != 0) throw std::invalid_argument("AccumulatorFinish: bad terms");
   if (groups_ == 0 || columns_ % groups_ != 0) throw std::invalid_argument("AccumulatorFinish: bad groups");
   if (b_zero_points_.size() != 1 && b_zero_points_.size() != columns_)
@@ -80,7 +80,7 @@ void AccumulatorFinish::finish(std::int32_t* acc, std::size_t rows, const std::i
     for (std::size_t r = 0; r < rows; ++r) std::memcpy(dst + r * out_stride, acc + r * columns_, columns_ * 4);
     return;
   }
-  requantize(requantize_config_, requant_, out_type_, acc, rows, columns_, columns_, out, out_stride);
+  requantize_->run(acc, rows, columns_, columns_, out, out_stride);
 }
 
 }  // namespace qtune::libraries::detail

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "qtune/kernels/quant.h"
@@ -41,8 +42,7 @@ class AccumulatorFinish {
   std::size_t groups_;
   bool b_zero_point_nonzero_ = false;
   DType out_type_;
-  RequantParams requant_;
-  RequantizeConfig requantize_config_;
+  std::optional<PreparedRequantize> requantize_;  // out_type u8/s8: the layer's plan, built once
 };
 
 // The widest requantization variant this CPU runs (qtune's separate pass for library layers).

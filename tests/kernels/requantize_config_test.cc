@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -81,6 +82,46 @@ TEST(RequantizeConfig, ArgumentErrors) {
   EXPECT_EQ(out[0], 10);
   EXPECT_EQ(out[1], 20);
   EXPECT_EQ(out[2], 30);
+}
+
+// The prepared form gives requantize()'s bytes for every variant, rounding mode, per-tensor and
+// per-channel plans (also after a move), and names the same problems, at prepare or per call.
+TEST(PreparedRequantize, MatchesRequantizeAndNamesTheProblem) {
+  const std::size_t rows = 3, cols = 37, stride = 40;
+  std::vector<std::int32_t> acc(rows * stride);
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    acc[i] = static_cast<std::int32_t>((i * 2654435761u) ^ (i << 20));  // spread over the whole int32 range
+  }
+  acc[0] = INT32_MIN;
+  acc[1] = INT32_MAX;
+  std::vector<double> scales(cols);
+  for (std::size_t c = 0; c < cols; ++c) scales[c] = 0.0003 * static_cast<double>(c + 1);
+  int ran = 0;
+  for (RoundingMode mode : {RoundingMode::tflite, RoundingMode::fp32, RoundingMode::upward, RoundingMode::tonearest,
+                            RoundingMode::arm}) {
+    for (const RequantParams& params :
+         {RequantParams::make(mode, {0.02}, 3, 0, 255), RequantParams::make(mode, scales, 128, 10, 250)}) {
+      for (const RequantizeConfig& config : requantize_variants()) {
+        if (!requantize_check_config(config).empty()) continue;
+        std::vector<std::uint8_t> expected(rows * stride, 7), got(rows * stride, 7);
+        requantize(config, params, DType::u8, acc.data(), rows, cols, stride, expected.data(), stride);
+        PreparedRequantize prepared(config, params, DType::u8);
+        PreparedRequantize moved = std::move(prepared);
+        moved.run(acc.data(), rows, cols, stride, got.data(), stride);
+        EXPECT_EQ(got, expected) << to_string(config.isa) << " unroll " << config.unroll;
+        ++ran;
+      }
+    }
+  }
+  EXPECT_GE(ran, 10);
+  const RequantParams tensor = RequantParams::make(RoundingMode::tflite, {0.1}, 0, -128, 127);
+  const RequantParams channels = RequantParams::make(RoundingMode::tflite, {0.1, 0.2, 0.3}, 0, -128, 127);
+  EXPECT_NE(error_of([&] { PreparedRequantize({Isa::scalar, 3}, tensor, DType::s8); }).find("unroll"), std::string::npos);
+  EXPECT_NE(error_of([&] { PreparedRequantize({Isa::scalar, 1}, tensor, DType::u8); }).find("u8"), std::string::npos);
+  const PreparedRequantize per_channel({Isa::scalar, 1}, channels, DType::s8);
+  std::vector<std::int8_t> out(12);
+  EXPECT_NE(error_of([&] { per_channel.run(acc.data(), 1, 4, 4, out.data(), 4); }).find("3 channels"), std::string::npos);
+  EXPECT_NE(error_of([&] { per_channel.run(nullptr, 1, 3, 3, out.data(), 3); }).find("null"), std::string::npos);
 }
 
 }  // namespace

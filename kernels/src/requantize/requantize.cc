@@ -57,6 +57,31 @@ void requantize(const RequantizeConfig& config, const RequantParams& params, DTy
                      out_stride);
 }
 
+struct PreparedRequantize::Impl {
+  RequantizeConfig config;
+  DType out_type;
+  detail::RequantPlan plan;
+  detail::RequantConstants constants;
+};
+
+PreparedRequantize::PreparedRequantize(const RequantizeConfig& config, const RequantParams& params, DType out_type) {
+  if (const std::string problem = params.check(out_type); !problem.empty())
+    throw std::invalid_argument("requantize: " + problem);
+  if (const std::string problem = requantize_check_config(config); !problem.empty()) throw std::invalid_argument(problem);
+  auto impl = std::make_unique<Impl>(Impl{config, out_type, detail::RequantPlan::make(params), {}});
+  impl->constants = impl->plan.constants();  // points into impl->plan, which stays where it is
+  impl_ = std::move(impl);
+}
+
+PreparedRequantize::~PreparedRequantize() = default;
+PreparedRequantize::PreparedRequantize(PreparedRequantize&&) noexcept = default;
+PreparedRequantize& PreparedRequantize::operator=(PreparedRequantize&&) noexcept = default;
+
+void PreparedRequantize::run(const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
+                             void* out, std::size_t out_stride) const {
+  detail::requantize(impl_->config, impl_->constants, impl_->out_type, acc, rows, cols, acc_stride, out, out_stride);
+}
+
 namespace detail {
 
 void requantize(const RequantizeConfig& config, const RequantConstants& plan, DType out_type,

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,26 @@ std::string requantize_check_config(const RequantizeConfig& config);
 void requantize(const RequantizeConfig& config, const RequantParams& params, DType out_type,
                 const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride,
                 void* out, std::size_t out_stride);
+
+// requantize() with the checks of config and params and the plan (per-channel constants laid out
+// for vector loads) done once, for a caller that requantizes the same layer many times (a library
+// candidate's separate pass): building the plan of a 2048-channel layer on every call cost more
+// than requantizing a small layer's output.
+class PreparedRequantize {
+ public:
+  // Throws std::invalid_argument as requantize() does for config, params and out_type.
+  PreparedRequantize(const RequantizeConfig& config, const RequantParams& params, DType out_type);
+  ~PreparedRequantize();
+  PreparedRequantize(PreparedRequantize&&) noexcept;
+  PreparedRequantize& operator=(PreparedRequantize&&) noexcept;
+
+  // As requantize() with the prepared config, params and out_type (shapes checked per call).
+  void run(const std::int32_t* acc, std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+           std::size_t out_stride) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace qtune
