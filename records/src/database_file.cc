@@ -94,17 +94,26 @@ int inspect_database_file(const std::string& path) {
     if (migration.to_version <= version) continue;
     bool present = false;
     try {
-      sqlite::Statement s(c, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
-      s.bind(1, std::string(migration.first_table));
-      present = s.step();
+      if (migration.first_column) {
+        sqlite::Statement s(c, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
+        s.bind(1, std::string(migration.first_table)).bind(2, std::string(migration.first_column));
+        present = s.step();
+      } else {
+        sqlite::Statement s(c, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
+        s.bind(1, std::string(migration.first_table));
+        present = s.step();
+      }
     } catch (const DbError& e) {
       throw as_corrupt(e);
     }
     if (present)
       throw DbError(DbError::Kind::corrupt,
                     path + ": inconsistent schema: PRAGMA user_version says " + std::to_string(version) +
-                        " but the file already has table " + migration.first_table + " of version " +
-                        std::to_string(migration.to_version) +
+                        " but the file already has " +
+                        (migration.first_column ? std::string("column ") + migration.first_table + "." +
+                                                      migration.first_column
+                                                : std::string("table ") + migration.first_table) +
+                        " of version " + std::to_string(migration.to_version) +
                         " (the version was changed outside qtune); the file was left unchanged");
   }
 

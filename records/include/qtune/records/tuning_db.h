@@ -40,7 +40,7 @@ struct TransferCounts {
 
 class TuningDb {
  public:
-  static constexpr int kSchemaVersion = 2;  // = schema::latest_version()
+  static constexpr int kSchemaVersion = 3;  // = schema::latest_version()
 
   static TuningDb open(const std::string& path, OpenMode mode);
 
