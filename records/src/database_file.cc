@@ -158,10 +158,9 @@ void create_database_file(const std::string& path) {
 sqlite::Connection connect(const std::string& path, OpenMode mode, int& schema_version) {
   schema_version = inspect_database_file(path);
   if (mode == OpenMode::read_only) {
-    if (schema_version < schema::latest_version())
-      throw DbError(DbError::Kind::older_version,
-                    path + ": schema version " + std::to_string(schema_version) + " is older than " +
-                        std::to_string(schema::latest_version()) + "; open it writable once to migrate it");
+    // An older version is read as it is: its migrations only added tables and columns, which the
+    // reads of network_runs (the only ones added since version 1) find missing by the version.
+    // Databases of an earlier qtune keep loading read-only (the runtime, export, query, report).
     sqlite::Connection c(path, SQLITE_OPEN_READONLY);
     c.exec("PRAGMA query_only = ON");
     return c;

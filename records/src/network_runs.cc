@@ -133,9 +133,15 @@ void add_network_runs(TuningDb& db, const std::vector<NetworkRunRecord>& runs) {
 }
 
 std::vector<NetworkRunRecord> network_runs(const TuningDb& db, const NetworkRunFilter& filter) {
+  // A database of an older schema opened read-only is read as it is: version 1 has no runs,
+  // version 2 no record of how they were measured (the values its rows get when migrated).
+  if (db.schema_version() < 2) return {};
   std::string sql =
-      "SELECT id, run_uid, measured_at, target_key, network, workload_key, impl, config_key, median_ns, gops,"
-      " cache, low_ns, high_ns, repetitions, waiting_share, retimed, disturbed FROM network_runs WHERE 1";
+      std::string("SELECT id, run_uid, measured_at, target_key, network, workload_key, impl, config_key, median_ns,"
+                  " gops, ") +
+      (db.schema_version() < 3 ? "'', NULL, NULL, NULL, NULL, NULL, NULL"
+                               : "cache, low_ns, high_ns, repetitions, waiting_share, retimed, disturbed") +
+      " FROM network_runs WHERE 1";
   std::vector<std::string> values;
   auto add = [&](const char* column, const std::optional<std::string>& value) {
     if (!value) return;
