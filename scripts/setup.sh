@@ -20,6 +20,9 @@ packages=(
   # Quantized ONNX models in (onnx_import/): the ONNX protobuf definitions and shape inference for
   # C++, python3-onnx to build the test models (/usr/bin/python3), and ONNX's node tests.
   libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx python3-numpy libonnx-testdata
+  # scripts/fidelity.sh: python3 (standard library) reads qtune's JSON, taskset pins its busy
+  # process, uptime says how loaded the machine was.
+  python3 util-linux procps
 )
 # onnxruntime, the reference runner of the ONNX tests, comes from npm and needs Node.js.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi

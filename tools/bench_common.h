@@ -2,9 +2,10 @@
 // bench_conv2d.cc use it): each operator family builds a list of cases (qtune variants and peers,
 // prepared lazily), run_bench_cases() times them all in the same process run on Google Benchmark's
 // engine (benchmark::RegisterBenchmark and a reporter that collects every repetition's time), and
-// print_bench_results() prints a table with the ratio to the peer, or one JSON object per line:
+// print_bench_results() prints a table with the ratio to the peer and its verdict (faster / same /
+// slower, qtune/measure/timing_verdict.h), or one JSON object per line:
 //   {"op":"gemm","m":..,"n":..,"k":..,"impl":"qtune"|"onednn","variant":"<key>","threads":..,
-//    "gops":..,"median_ns":..}
+//    "gops":..,"median_ns":..,"quartiles_ns":[..,..],"verdict_vs_onednn":"faster"|"same"|"slower"|"-"}
 #pragma once
 
 #include <cstdint>
@@ -60,7 +61,7 @@ std::vector<BenchCase> peak_cases(const std::vector<Isa>& isas);
 std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const BenchOptions& options);
 
 // A table (variant, threads, GOP/s, median time, ratio to the peer of the same shape and thread
-// count, share of the variant's instruction peak times its threads), or with json one object per
+// count with its verdict, share of the variant's instruction peak times its threads), or with json one object per
 // line.
 void print_bench_results(const std::vector<BenchResult>& results, bool json, std::ostream& out);
 

@@ -19,6 +19,7 @@
 #include "qtune/kernels/gemm.h"
 #include "qtune/kernels/limits.h"
 #include "qtune/measure/number_text.h"
+#include "qtune/measure/timing_verdict.h"
 
 namespace qtune::cli {
 namespace {
@@ -189,6 +190,34 @@ std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const Ben
 }
 
 void print_bench_results(const std::vector<BenchResult>& results, bool json, std::ostream& out) {
+  // Each peer library's result per (shape, threads), and the peak of each isa.
+  std::vector<std::string> peers;  // in order of appearance: one "vs <peer>" column each
+  std::map<std::string, const BenchResult*> peer_results;
+  std::map<std::string, double> peak_gops;
+  auto group_of = [](const BenchResult& r) { return shape_label(r.bench) + "|" + std::to_string(r.bench.threads); };
+  for (const BenchResult& r : results) {
+    if (r.bench.impl == "qtune" || r.bench.impl == "peak") continue;
+    if (std::find(peers.begin(), peers.end(), r.bench.impl) == peers.end()) peers.push_back(r.bench.impl);
+  }
+  for (const BenchResult& r : results) {
+    if (!r.error.empty()) continue;
+    if (r.bench.impl == "peak") {
+      peak_gops[r.bench.isa] = r.gops;
+    } else if (r.bench.impl != "qtune") {
+      peer_results.emplace(r.bench.impl + "|" + group_of(r), &r);
+    }
+  }
+  // The case's result against `peer`'s of the same shape and threads: nullptr when there is none.
+  const auto peer_of = [&](const BenchResult& r, const std::string& peer) -> const BenchResult* {
+    if (r.bench.impl == "peak" || !r.error.empty()) return nullptr;
+    const auto it = peer_results.find(peer + "|" + group_of(r));
+    return it == peer_results.end() ? nullptr : it->second;
+  };
+  // Faster / same / slower than the peer by the rule of every verdict (timing_verdict.h), on the
+  // repetitions' times.
+  const auto verdict_against = [](const BenchResult& r, const BenchResult& peer) {
+    return verdict(case_timing(r.samples_ns), case_timing(peer.samples_ns));
+  };
   if (json) {
     for (const BenchResult& r : results) {
       nlohmann::ordered_json j;
@@ -201,28 +230,17 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
       if (r.error.empty()) {
         j["gops"] = r.gops;
         j["median_ns"] = r.median_ns;
+        const CaseTiming timing = case_timing(r.samples_ns);
+        j["quartiles_ns"] = {timing.low_ns, timing.high_ns};
+        for (const std::string& peer : peers) {
+          if (const BenchResult* p = peer_of(r, peer); p && p != &r) j["verdict_vs_" + peer] = verdict_against(r, *p);
+        }
       } else {
         j["error"] = r.error;
       }
       out << j.dump() << "\n";
     }
     return;
-  }
-  // Each peer library's result per (shape, threads), and the peak of each isa.
-  std::vector<std::string> peers;  // in order of appearance: one "vs <peer>" column each
-  std::map<std::string, double> peer_gops, peak_gops;
-  auto group_of = [](const BenchResult& r) { return shape_label(r.bench) + "|" + std::to_string(r.bench.threads); };
-  for (const BenchResult& r : results) {
-    if (r.bench.impl == "qtune" || r.bench.impl == "peak") continue;
-    if (std::find(peers.begin(), peers.end(), r.bench.impl) == peers.end()) peers.push_back(r.bench.impl);
-  }
-  for (const BenchResult& r : results) {
-    if (!r.error.empty()) continue;
-    if (r.bench.impl == "peak") {
-      peak_gops[r.bench.isa] = r.gops;
-    } else if (r.bench.impl != "qtune") {
-      peer_gops.emplace(r.bench.impl + "|" + group_of(r), r.gops);
-    }
   }
   const auto name_of = [](const BenchResult& r) {
     return r.bench.impl == "qtune" || r.bench.impl == "peak" ? r.bench.variant
@@ -249,9 +267,9 @@ void print_bench_results(const std::vector<BenchResult>& results, bool json, std
     }
     out << std::setw(10) << fixed(r.gops, 1) << std::setw(14) << fixed(r.median_ns / 1e3, 1);
     for (const std::string& peer : peers) {
-      const auto it = peer_gops.find(peer + "|" + group_of(r));
-      const bool has = r.bench.impl != "peak" && it != peer_gops.end();
-      out << std::setw(16) << (has ? fixed(r.gops / it->second, 2) : std::string("-"));
+      const BenchResult* p = peer_of(r, peer);
+      out << std::setw(16)
+          << (p ? fixed(r.gops / p->gops, 2) + (p == &r ? "" : " " + verdict_against(r, *p)) : std::string("-"));
     }
     const auto peak = peak_gops.find(r.bench.isa);
     const bool has_peak = r.bench.impl == "qtune" && peak != peak_gops.end();

@@ -35,18 +35,9 @@ qtune::reports::ReportFormat format_of(const qtune::cli::Args& args) {
   return qtune::reports::ReportFormat::html;
 }
 
-// Reports only read; a database of an older schema is brought forward first (the same additive
-// migration every other command applies) rather than refused.
-TuningDb open_for_report(const std::string& path) {
-  try {
-    return TuningDb::open(path, OpenMode::read_only);
-  } catch (const DbError& e) {
-    if (e.kind() != DbError::Kind::older_version) throw;
-  }
-  TuningDb db = TuningDb::open(path, OpenMode::existing);
-  std::cerr << "qtune report: " << path << ": migrated to schema version " << db.schema_version() << "\n";
-  return db;
-}
+// Reports only read: a database of an older schema is read as it is (what it did not record
+// shows as not recorded).
+TuningDb open_for_report(const std::string& path) { return TuningDb::open(path, OpenMode::read_only); }
 
 void write_atomically(const std::string& path, const std::string& text) {
   // Written beside the destination and renamed: a failure never leaves half a report.

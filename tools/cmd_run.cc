@@ -214,10 +214,12 @@ std::string ratio(double numerator, double denominator) {
 }
 
 // The layer's timings as network_runs rows (for `qtune report`): tuned, default and, when it ran,
-// oneDNN. They belong to this machine, whichever target's tuning results were used.
+// oneDNN, each with how it was measured (cache state, quartiles, the layer's disturbance). They
+// belong to this machine, whichever target's tuning results were used.
 void append_network_runs(std::vector<qtune::records::NetworkRunRecord>& rows, const LayerResult& r,
-                         const qtune::Workload& w, const std::string& run_uid, const std::string& network) {
-  auto row = [&](const char* impl, const std::string& config, double ns) {
+                         const qtune::Workload& w, const std::string& run_uid, const std::string& network,
+                         qtune::CacheState cache) {
+  auto row = [&](const char* impl, const std::string& config, const qtune::cli::CaseTiming& timing) {
     qtune::records::NetworkRunRecord out;
     out.run_uid = run_uid;
     out.target_key = qtune::current_target().key();
@@ -225,13 +227,20 @@ void append_network_runs(std::vector<qtune::records::NetworkRunRecord>& rows, co
     out.workload_key = r.workload_key;
     out.impl = impl;
     out.config_key = config;
-    out.median_ns = ns;
-    out.gops = w.gops() / (ns * 1e-9);
+    out.median_ns = timing.median_ns;
+    out.gops = w.gops() / (timing.median_ns * 1e-9);
+    out.cache = std::string(qtune::to_string(cache));
+    out.low_ns = timing.low_ns;
+    out.high_ns = timing.high_ns;
+    out.repetitions = timing.repetitions;
+    out.waiting_share = r.waiting_share;
+    out.retimed = r.retimed;
+    out.disturbed = r.disturbed;
     return out;
   };
-  rows.push_back(row(qtune::records::kImplTuned, r.config_key, r.tuned.median_ns));
-  rows.push_back(row(qtune::records::kImplDefault, r.default_config_key, r.untuned.median_ns));
-  if (r.onednn) rows.push_back(row(qtune::records::kImplOneDnn, "", r.onednn->median_ns));
+  rows.push_back(row(qtune::records::kImplTuned, r.config_key, r.tuned));
+  rows.push_back(row(qtune::records::kImplDefault, r.default_config_key, r.untuned));
+  if (r.onednn) rows.push_back(row(qtune::records::kImplOneDnn, "", *r.onednn));
 }
 
 Runtime load_runtime(const qtune::cli::Args& args) {
@@ -435,7 +444,9 @@ int run_network(const qtune::cli::Args& args) {
     std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms, cache "
               << qtune::to_string(cache) << " (docs/measurement-protocol.md), of tuned, default "
               << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
-              << "called faster or slower only when the interquartile ranges do not overlap, else same; totals weight "
+              << "called faster or slower only when the interquartile ranges do not overlap and the medians differ by more "
+              << "than " << qtune::fixed(100 * qtune::kMinimumEffect, 0) << "% and than either's relative interquartile range, "
+              << "else same; totals weight "
               << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library); won by "
               << "is the kind whose best configuration won the layer's tuning and its margin over the best of the other "
               << "kind, where the database measured both\n\n"
@@ -479,7 +490,8 @@ int run_network(const qtune::cli::Args& args) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
 #endif
-    append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network);
+    append_network_runs(run_rows, r, layer.workload, run_uid, network.network.empty() ? workloads_path : network.network,
+                        cache);
     accumulate(total_tuned, r.tuned, r.count);
     accumulate(total_default, r.untuned, r.count);
     if (r.onednn) {
@@ -514,6 +526,7 @@ int run_network(const qtune::cli::Args& args) {
                              {"onednn", r.onednn_note},
                              {"speedup_vs_onednn", r.onednn ? nlohmann::json(onednn_ns / tuned_ns) : nlohmann::json()},
                              {"verdict_vs_onednn", vs_onednn},
+                             {"cache", std::string(qtune::to_string(cache))},
                              {"waiting_share", r.waiting_share ? nlohmann::json(*r.waiting_share) : nlohmann::json()},
                              {"retimed", r.retimed},
                              {"disturbed", r.disturbed},

@@ -25,14 +25,6 @@ double time_calls(const TimedCase& c, int calls, CacheState cache) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
 }
 
-// The value at quantile q of sorted samples (linear interpolation).
-double quantile(const std::vector<double>& sorted, double q) {
-  const double at = q * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(at);
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
-}
-
 }  // namespace
 
 std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
@@ -70,20 +62,6 @@ std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, in
   std::vector<CaseTiming> out(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) out[i] = case_timing(std::move(per_call[i]));
   return out;
-}
-
-CaseTiming case_timing(std::vector<double> samples_ns) {
-  if (samples_ns.empty()) return {};
-  std::sort(samples_ns.begin(), samples_ns.end());
-  return {quantile(samples_ns, 0.5), quantile(samples_ns, 0.25), quantile(samples_ns, 0.75),
-          static_cast<int>(samples_ns.size())};
-}
-
-std::string verdict(const CaseTiming& candidate, const CaseTiming& baseline) {
-  if (candidate.repetitions < 3 || baseline.repetitions < 3) return "-";
-  if (candidate.high_ns < baseline.low_ns) return "faster";
-  if (candidate.low_ns > baseline.high_ns) return "slower";
-  return "same";
 }
 
 }  // namespace qtune::cli

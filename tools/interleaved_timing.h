@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "qtune/measure/cache_state.h"
+#include "qtune/measure/timing_verdict.h"
 
 namespace qtune::cli {
 
@@ -21,11 +22,10 @@ struct TimedCase {
   int runtime = 0;
 };
 
-struct CaseTiming {
-  double median_ns = 0;
-  double low_ns = 0, high_ns = 0;  // first and third quartile of the per-call times
-  int repetitions = 0;
-};
+// Timings and their verdicts (faster / same / slower): qtune/measure/timing_verdict.h.
+using qtune::CaseTiming;
+using qtune::case_timing;
+using qtune::verdict;
 
 // Per case: three warm-up calls (the fastest calibrates how many calls make one repetition of
 // about two milliseconds, so that short layers are not timed at the clock's resolution:
@@ -34,13 +34,5 @@ struct CaseTiming {
 // Cold: each call after an eviction (cache_state.h), timed on its own.
 std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
                                          int threads, CacheState cache);
-
-// Median and quartiles of timings measured elsewhere (one sample per repetition).
-CaseTiming case_timing(std::vector<double> samples_ns);
-
-// "faster", "slower" or "same": `candidate` against `baseline`, different only when their
-// interquartile ranges do not overlap (otherwise the difference is within the measured spread);
-// "-" when either has fewer than three repetitions (no spread measured).
-std::string verdict(const CaseTiming& candidate, const CaseTiming& baseline);
 
 }  // namespace qtune::cli

@@ -94,17 +94,26 @@ int inspect_database_file(const std::string& path) {
     if (migration.to_version <= version) continue;
     bool present = false;
     try {
-      sqlite::Statement s(c, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
-      s.bind(1, std::string(migration.first_table));
-      present = s.step();
+      if (migration.first_column) {
+        sqlite::Statement s(c, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
+        s.bind(1, std::string(migration.first_table)).bind(2, std::string(migration.first_column));
+        present = s.step();
+      } else {
+        sqlite::Statement s(c, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
+        s.bind(1, std::string(migration.first_table));
+        present = s.step();
+      }
     } catch (const DbError& e) {
       throw as_corrupt(e);
     }
     if (present)
       throw DbError(DbError::Kind::corrupt,
                     path + ": inconsistent schema: PRAGMA user_version says " + std::to_string(version) +
-                        " but the file already has table " + migration.first_table + " of version " +
-                        std::to_string(migration.to_version) +
+                        " but the file already has " +
+                        (migration.first_column ? std::string("column ") + migration.first_table + "." +
+                                                      migration.first_column
+                                                : std::string("table ") + migration.first_table) +
+                        " of version " + std::to_string(migration.to_version) +
                         " (the version was changed outside qtune); the file was left unchanged");
   }
 
@@ -149,10 +158,9 @@ void create_database_file(const std::string& path) {
 sqlite::Connection connect(const std::string& path, OpenMode mode, int& schema_version) {
   schema_version = inspect_database_file(path);
   if (mode == OpenMode::read_only) {
-    if (schema_version < schema::latest_version())
-      throw DbError(DbError::Kind::older_version,
-                    path + ": schema version " + std::to_string(schema_version) + " is older than " +
-                        std::to_string(schema::latest_version()) + "; open it writable once to migrate it");
+    // An older version is read as it is: its migrations only added tables and columns, which the
+    // reads of network_runs (the only ones added since version 1) find missing by the version.
+    // Databases of an earlier qtune keep loading read-only (the runtime, export, query, report).
     sqlite::Connection c(path, SQLITE_OPEN_READONLY);
     c.exec("PRAGMA query_only = ON");
     return c;

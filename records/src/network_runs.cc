@@ -41,6 +41,15 @@ NetworkRunRecord checked(const TuningDb& db, const NetworkRunRecord& run) {
   if (run.impl != kImplOneDnn && run.config_key.empty()) fail("config", "a qtune implementation needs its config key");
   if (!std::isfinite(run.median_ns) || run.median_ns <= 0) fail("median_ns", "must be a positive time");
   if (!std::isfinite(run.gops) || run.gops < 0) fail("gops", "must be a non-negative throughput");
+  if (run.cache != "warm" && run.cache != "cold") fail("cache", "'" + run.cache + "' is not one of warm, cold");
+  if (run.low_ns.has_value() != run.high_ns.has_value()) fail("low_ns", "quartiles come in pairs: low_ns and high_ns");
+  if (run.low_ns && !(std::isfinite(*run.low_ns) && std::isfinite(*run.high_ns) && *run.low_ns >= 0 &&
+                      *run.low_ns <= run.median_ns && run.median_ns <= *run.high_ns))
+    fail("low_ns", "the quartiles must enclose the median (low_ns <= median_ns <= high_ns)");
+  if (run.repetitions && *run.repetitions < 1) fail("repetitions", "must be at least 1");
+  if (run.waiting_share && !(std::isfinite(*run.waiting_share) && *run.waiting_share >= 0))
+    fail("waiting_share", "must be a non-negative share");
+  if (run.retimed && *run.retimed < 0) fail("retimed", "must not be negative");
   const auto& v = db.validators();
   std::string config_key = run.config_key;
   try {
@@ -80,9 +89,17 @@ std::int64_t insert(sqlite::Connection& c, const NetworkRunRecord& r) {
   }
   sqlite::Statement s(c,
                       "INSERT INTO network_runs (run_uid, measured_at, target_key, network, workload_key, impl,"
-                      " config_key, median_ns, gops) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                      " config_key, median_ns, gops, cache, low_ns, high_ns, repetitions, waiting_share, retimed,"
+                      " disturbed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, r.run_uid).bind(2, r.timestamp).bind(3, r.target_key).bind(4, r.network).bind(5, r.workload_key);
-  s.bind(6, r.impl).bind(7, r.config_key).bind(8, r.median_ns).bind(9, r.gops).run();
+  s.bind(6, r.impl).bind(7, r.config_key).bind(8, r.median_ns).bind(9, r.gops).bind(10, r.cache);
+  s.bind(11, r.low_ns).bind(12, r.high_ns).bind(13, r.repetitions).bind(14, r.waiting_share).bind(15, r.retimed);
+  if (r.disturbed) {
+    s.bind(16, std::int64_t{*r.disturbed ? 1 : 0});
+  } else {
+    s.bind_null(16);
+  }
+  s.run();
   return sqlite3_last_insert_rowid(c.get());
 }
 
@@ -116,8 +133,14 @@ void add_network_runs(TuningDb& db, const std::vector<NetworkRunRecord>& runs) {
 }
 
 std::vector<NetworkRunRecord> network_runs(const TuningDb& db, const NetworkRunFilter& filter) {
+  // A database of an older schema opened read-only is read as it is: version 1 has no runs,
+  // version 2 no record of how they were measured (the values its rows get when migrated).
+  if (db.schema_version() < 2) return {};
   std::string sql =
-      "SELECT id, run_uid, measured_at, target_key, network, workload_key, impl, config_key, median_ns, gops"
+      std::string("SELECT id, run_uid, measured_at, target_key, network, workload_key, impl, config_key, median_ns,"
+                  " gops, ") +
+      (db.schema_version() < 3 ? "'', NULL, NULL, NULL, NULL, NULL, NULL"
+                               : "cache, low_ns, high_ns, repetitions, waiting_share, retimed, disturbed") +
       " FROM network_runs WHERE 1";
   std::vector<std::string> values;
   auto add = [&](const char* column, const std::optional<std::string>& value) {
@@ -148,6 +171,13 @@ std::vector<NetworkRunRecord> network_runs(const TuningDb& db, const NetworkRunF
     r.config_key = s.column_text(7);
     r.median_ns = s.column_double(8);
     r.gops = s.column_double(9);
+    r.cache = s.column_text(10);
+    r.low_ns = s.column_optional_double(11);
+    r.high_ns = s.column_optional_double(12);
+    r.repetitions = s.column_optional_int(13);
+    r.waiting_share = s.column_optional_double(14);
+    r.retimed = s.column_optional_int(15);
+    if (const auto disturbed = s.column_optional_int(16)) r.disturbed = *disturbed != 0;
     out.push_back(std::move(r));
   }
   return out;

@@ -95,12 +95,35 @@ CREATE INDEX network_runs_layer ON network_runs (target_key, workload_key, impl)
 )sql");
 }
 
+// Version 3: how each `qtune run` timing was measured, so that reports compare like with like and
+// can say faster / same / slower by the rule of the run (docs/measurement-protocol.md):
+//  - cache: the run's --cache, 'warm' or 'cold'; '' in rows of version 2, which did not record it
+//    (a version-2 qtune could run either way, so no state is assumed for them);
+//  - low_ns / high_ns / repetitions: the quartiles of the per-call times and how many repetitions
+//    they come from; NULL in rows of version 2;
+//  - waiting_share / retimed / disturbed: the layer's disturbance (tools/undisturbed_timing.h);
+//    NULL in rows of version 2 and where the kernel keeps no scheduler statistics (waiting_share).
+// Columns are added, never rewritten: every row of version 2 keeps its values.
+void add_run_conditions_version_3(sqlite::Connection& c) {
+  c.exec(R"sql(
+ALTER TABLE network_runs ADD COLUMN cache TEXT NOT NULL DEFAULT '' CHECK (cache IN ('', 'warm', 'cold'));
+ALTER TABLE network_runs ADD COLUMN low_ns REAL CHECK (low_ns IS NULL OR low_ns >= 0);
+ALTER TABLE network_runs ADD COLUMN high_ns REAL CHECK (high_ns IS NULL OR high_ns >= 0);
+ALTER TABLE network_runs ADD COLUMN repetitions INTEGER CHECK (repetitions IS NULL OR repetitions > 0);
+ALTER TABLE network_runs ADD COLUMN waiting_share REAL CHECK (waiting_share IS NULL OR waiting_share >= 0);
+ALTER TABLE network_runs ADD COLUMN retimed INTEGER CHECK (retimed IS NULL OR retimed >= 0);
+ALTER TABLE network_runs ADD COLUMN disturbed INTEGER CHECK (disturbed IS NULL OR disturbed IN (0, 1));
+)sql");
+}
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "initial schema", create_version_1, "measurements"},
       {2, "network_runs: timings of qtune run", add_network_runs_version_2, "network_runs"},
+      {3, "network_runs: cache state, quartiles and disturbance of each timing", add_run_conditions_version_3,
+       "network_runs", "cache"},
   };
   return list;
 }

@@ -20,6 +20,8 @@ struct Migration {
   void (*apply)(sqlite::Connection& connection);
   const char* first_table;   // a table it creates: present in a file whose user_version is older
                              // means the version was set back by hand, and migrating would fail
+  const char* first_column = nullptr;  // for a migration that adds columns to first_table instead:
+                                       // one of them, present in an older file means the same
 };
 
 const std::vector<Migration>& migrations();

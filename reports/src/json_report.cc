@@ -63,7 +63,11 @@ json layer_json(const LayerReport& l, double network_total_ns) {
            {{"uid", l.run_uid.empty() ? json(nullptr) : json(l.run_uid)},
             {"tuned", timing_json(l.run_tuned)},
             {"default", timing_json(l.run_default)},
-            {"onednn", timing_json(l.onednn)}}},
+            {"onednn", timing_json(l.onednn)},
+            {"cache", l.run_uid.empty() || l.run_cache.empty() ? json(nullptr) : json(l.run_cache)},
+            {"disturbed", l.run_disturbed},
+            {"verdict_vs_default", l.run_vs_default},
+            {"verdict_vs_onednn", l.run_vs_onednn}}},
           {"curves", curves}};
 }
 

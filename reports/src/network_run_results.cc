@@ -2,7 +2,18 @@
 
 #include <map>
 
+#include "qtune/measure/timing_verdict.h"
+
 namespace qtune::reports {
+namespace {
+
+// The row's median and quartiles; no repetitions (so no verdict) where they were not stored.
+CaseTiming spread_of(const records::NetworkRunRecord& r) {
+  if (!r.low_ns || !r.high_ns || !r.repetitions) return {r.median_ns, r.median_ns, r.median_ns, 0};
+  return {r.median_ns, *r.low_ns, *r.high_ns, static_cast<int>(*r.repetitions)};
+}
+
+}  // namespace
 
 void attach_network_runs(std::vector<LayerReport>& layers, const std::vector<records::NetworkRunRecord>& runs) {
   // Insertion order is time order: the last row of a layer belongs to its latest run.
@@ -12,13 +23,22 @@ void attach_network_runs(std::vector<LayerReport>& layers, const std::vector<rec
     auto it = latest_run.find(layer.workload_key);
     if (it == latest_run.end()) continue;
     layer.run_uid = it->second;
+    std::optional<CaseTiming> tuned, untuned, onednn;
     for (const auto& r : runs) {
       if (r.workload_key != layer.workload_key || r.run_uid != it->second) continue;
       const ConfigTiming timing{r.config_key, r.median_ns, r.gops};
-      if (r.impl == records::kImplTuned) layer.run_tuned = timing;
-      if (r.impl == records::kImplDefault) layer.run_default = timing;
-      if (r.impl == records::kImplOneDnn) layer.onednn = timing;
+      if (r.impl == records::kImplTuned) layer.run_tuned = timing, tuned = spread_of(r);
+      if (r.impl == records::kImplDefault) layer.run_default = timing, untuned = spread_of(r);
+      if (r.impl == records::kImplOneDnn) layer.onednn = timing, onednn = spread_of(r);
+      layer.run_cache = r.cache;  // one per run
+      layer.run_disturbed = layer.run_disturbed || r.disturbed.value_or(false);
     }
+    // As `qtune run` says it: one configuration timed twice is the same, never a win or a loss.
+    if (tuned && untuned) {
+      layer.run_vs_default =
+          layer.run_tuned->config_key == layer.run_default->config_key ? "same" : verdict(*tuned, *untuned);
+    }
+    if (tuned && onednn) layer.run_vs_onednn = verdict(*tuned, *onednn);
   }
 }
 

@@ -16,6 +16,32 @@ std::string coverage(std::size_t covered, std::size_t layers) {
   return covered == layers ? "all " + plural(layers, "layer") : std::to_string(covered) + " of " + plural(layers, "layer");
 }
 
+// The layers' latest `qtune run`s: in which cache state they were timed, the verdicts of tuned
+// against default there, and how many stayed disturbed. Empty without any stored run.
+std::string run_conditions(const std::vector<LayerReport>& layers) {
+  std::map<std::string, std::size_t> caches, verdicts;
+  std::size_t timed = 0, disturbed = 0;
+  for (const auto& l : layers) {
+    if (l.run_uid.empty()) continue;
+    ++timed;
+    ++caches[l.run_cache.empty() ? "not recorded (stored before schema 3)" : l.run_cache];
+    ++verdicts[l.run_vs_default];
+    if (l.run_disturbed) ++disturbed;
+  }
+  if (timed == 0) return "";
+  std::string text = coverage(timed, layers.size()) + "; cache ";
+  std::string list;
+  for (const auto& [cache, n] : caches)
+    list += (list.empty() ? "" : ", ") + (caches.size() == 1 ? cache : cache + " for " + std::to_string(n));
+  text += list + "; tuned vs default:";
+  for (const char* v : {"faster", "same", "slower", "-"}) {
+    if (const auto it = verdicts.find(v); it != verdicts.end())
+      text += std::string(" ") + (std::string(v) == "-" ? "no verdict" : v) + " " + std::to_string(it->second);
+  }
+  text += disturbed == 0 ? "; none disturbed" : "; " + std::to_string(disturbed) + " disturbed (a busy machine's times)";
+  return text;
+}
+
 }  // namespace
 
 std::string report_subject(const ReportData& data) { return data.network.empty() ? data.database : data.network; }
@@ -64,6 +90,7 @@ std::vector<SummaryRow> summary_rows(const ReportData& data) {
   } else {
     rows.emplace_back("oneDNN", "not timed (qtune run --db stores oneDNN timings)");
   }
+  if (const std::string runs = run_conditions(data.layers); !runs.empty()) rows.emplace_back("qtune run", runs);
   return rows;
 }
 

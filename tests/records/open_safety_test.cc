@@ -143,6 +143,16 @@ TEST_F(OpenSafetyTest, SchemaVersionSetBackByHand) {
                  "inconsistent schema: PRAGMA user_version says 1 but the file already has table network_runs of version 2");
 }
 
+// Set back past a migration that added columns (3 -> 2): the column gives it away the same way.
+TEST_F(OpenSafetyTest, SchemaVersionSetBackPastAddedColumns) {
+  const auto path = dir.file("set_back_columns.db");
+  make_database(path);
+  sqlite_exec(path, "PRAGMA user_version = 2");
+  expect_refused(path, DbError::Kind::corrupt,
+                 "inconsistent schema: PRAGMA user_version says 2 but the file already has column network_runs.cache "
+                 "of version 3");
+}
+
 // A settings column that is not readable JSON (written by another program): a DbError naming the
 // row, never a crash while the measurement is read.
 TEST_F(OpenSafetyTest, UnreadableSettingsColumnNamesTheRow) {

@@ -103,6 +103,52 @@ TEST_F(ReportDataTest, LayersHaveUntunedTunedAndRunTimings) {
   EXPECT_EQ(l3.run_uid, "");
 }
 
+// The latest run's cache state and its verdicts, by qtune run's rule on the stored quartiles
+// (report_test_db.h: +-1% around each median, 5 repetitions).
+TEST_F(ReportDataTest, RunTimingsCarryTheirCacheStateAndVerdicts) {
+  const ReportData data = gather();
+  const LayerReport& l1 = data.layers[0];
+  EXPECT_EQ(l1.run_cache, "warm");
+  EXPECT_FALSE(l1.run_disturbed);
+  EXPECT_EQ(l1.run_vs_default, "faster");  // 850 against 4100
+  EXPECT_EQ(l1.run_vs_onednn, "faster");   // 850 against 1700
+  const LayerReport& l2 = data.layers[1];
+  EXPECT_EQ(l2.run_vs_default, "-") << "the run stored no default timing of this layer";
+  EXPECT_EQ(l2.run_vs_onednn, "slower");  // 3100 against 2400
+  const LayerReport& l3 = data.layers[2];
+  EXPECT_EQ(l3.run_cache, "");
+  EXPECT_EQ(l3.run_vs_default, "-");
+}
+
+// Rows stored before schema version 3 have neither cache state nor quartiles: no verdict, and the
+// cache reads as not recorded; a disturbed timing marks its layer.
+TEST_F(ReportDataTest, RunsWithoutQuartilesHaveNoVerdict) {
+  {
+    auto db = records::TuningDb::open(path, records::OpenMode::existing);
+    records::NetworkRunRecord row;
+    row.run_uid = "run-2";
+    row.target_key = testing::kTarget;
+    row.workload_key = w1().key();
+    row.config_key = testing::config("avx2", "6x16", 128, 1);
+    row.cache = "cold";
+    auto tuned = row, untuned = row;
+    tuned.impl = records::kImplTuned;
+    tuned.median_ns = 900;
+    tuned.disturbed = true;
+    untuned.impl = records::kImplDefault;
+    untuned.config_key = testing::default_config();
+    untuned.median_ns = 4000;
+    records::add_network_runs(db, {tuned, untuned});
+  }
+  const ReportData data = gather();
+  const LayerReport& l1 = data.layers[0];
+  EXPECT_EQ(l1.run_uid, "run-2");
+  EXPECT_EQ(l1.run_cache, "cold");
+  EXPECT_TRUE(l1.run_disturbed);
+  EXPECT_EQ(l1.run_vs_default, "-");
+  EXPECT_EQ(l1.run_vs_onednn, "-");
+}
+
 TEST_F(ReportDataTest, CurvesAreBestSoFarPerStrategy) {
   const ReportData data = gather();
   const LayerReport& l1 = data.layers[0];

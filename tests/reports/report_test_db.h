@@ -148,6 +148,10 @@ inline void fill_test_database(records::TuningDb& db) {
     row.config_key = cfg;
     row.median_ns = ns;
     row.gops = gops_at(w, ns);
+    row.cache = "warm";
+    row.low_ns = ns * 0.99;
+    row.high_ns = ns * 1.01;
+    row.repetitions = 5;
     return row;
   };
   records::add_network_run(db, run("run-0", w1(), records::kImplOneDnn, 5000, ""));

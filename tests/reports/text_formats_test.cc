@@ -95,6 +95,11 @@ TEST_F(TextFormatsTest, JsonParsesAndHoldsTheData) {
   EXPECT_DOUBLE_EQ(proj["speedup"].get<double>(), 5.0);
   EXPECT_EQ(proj["run"]["uid"], "run-1");
   EXPECT_DOUBLE_EQ(proj["run"]["onednn"]["median_ns"].get<double>(), 1700);
+  EXPECT_EQ(proj["run"]["cache"], "warm");
+  EXPECT_EQ(proj["run"]["disturbed"], false);
+  EXPECT_EQ(proj["run"]["verdict_vs_default"], "faster");
+  EXPECT_EQ(proj["run"]["verdict_vs_onednn"], "faster");
+  EXPECT_TRUE(doc["layers"][2]["run"]["cache"].is_null()) << "logits was never run";
   ASSERT_EQ(proj["curves"].size(), 2u);
   EXPECT_EQ(proj["curves"][0]["strategy"], "random");
   EXPECT_EQ(proj["curves"][0]["points"].size(), 6u);
@@ -124,6 +129,7 @@ TEST_F(TextFormatsTest, MarkdownAndJsonAgree) {
   };
   EXPECT_EQ(summary_value("layers tuned"), std::to_string(doc["summary"]["layers_tuned"].get<int>()) + " of 3");
   EXPECT_EQ(summary_value("trials"), "11 (2 failed: 1 timeout, 1 wrong_answer)");
+  EXPECT_EQ(summary_value("qtune run"), "2 of 3 layers; cache warm; tuned vs default: faster 1 no verdict 1; none disturbed");
   EXPECT_EQ(summary_value("network time, untuned"),
             format_time_ns(doc["summary"]["network_time"]["untuned_ns"].get<double>()) +
                 " (2 of 3 layers, layers weighted by their count in net.json)");

@@ -55,4 +55,39 @@ TEST_F(MeasurementProtocol, RunSaysItsCacheStateAndItsDisturbance) {
       << o.out;
 }
 
+// qtune run --db stores its cache state with every timing, and qtune report shows it: on a database
+// of schema version 2 (tests/fixtures/network_runs_version_2), whose older runs did not record it,
+// read as it is by the report and the runtime, migrated by the run that stores into it.
+TEST_F(MeasurementProtocol, ReportShowsTheCacheStateOfStoredRunsOlderOnesAsNotRecorded) {
+  const std::string fixture = cat(QTUNE_SOURCE_DIR, "/tests/fixtures/network_runs_version_2/");
+  fs::copy_file(fixture + "version2.db", path("v2.db"));
+  // The fixture was tuned with scalar kernels only: its target is this machine's with QTUNE_ISAS=scalar.
+  const std::string scalar = "QTUNE_ISAS=scalar";
+  Outcome o = qtune("report --db v2.db --format json -o old.json", scalar);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err.find("migrated"), std::string::npos) << "a report only reads:\n" << o.err;
+  const std::string old_report = slurp(path("old.json"));
+  EXPECT_NE(old_report.find(R"("cache": null)"), std::string::npos) << old_report;
+  EXPECT_EQ(old_report.find(R"("cache": "warm")"), std::string::npos) << "version 2 recorded no cache state";
+
+  // The runtime reads the tuning of version 2 as it is: every layer runs its tuned configuration.
+  o = qtune(cat("run --db v2.db --workloads ", fixture, "tiny_network.json --repetitions 3 --no-store"), scalar);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("every layer ran its own tuned configuration"), std::string::npos) << o.out;
+  o = qtune(cat("run --db v2.db --workloads ", fixture, "tiny_network.json --repetitions 3 --cache cold --json"), scalar);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find(R"("type":"layer")"), std::string::npos) << o.out;
+  std::size_t cold_lines = 0;
+  for (auto at = o.out.find(R"("cache":"cold")"); at != std::string::npos; at = o.out.find(R"("cache":"cold")", at + 1))
+    ++cold_lines;
+  EXPECT_EQ(cold_lines, 3u) << "both layer lines and the total name the run's cache state:\n" << o.out;
+  o = qtune("report --db v2.db --format markdown -o new.md", scalar);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string report = slurp(path("new.md"));
+  EXPECT_NE(report.find("| qtune run | all 2 layers; cache cold; tuned vs default: "), std::string::npos) << report;
+  o = qtune("report --db v2.db --format json -o new.json", scalar);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(slurp(path("new.json")).find(R"("cache": "cold")"), std::string::npos);
+}
+
 }  // namespace

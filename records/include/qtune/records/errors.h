@@ -13,7 +13,6 @@ class DbError : public std::runtime_error {
     not_found,      // the file does not exist (and the mode does not create it)
     not_qtune,      // an empty file, not SQLite, or SQLite without qtune's schema
     newer_version,  // written by a newer qtune: never touched
-    older_version,  // needs a migration, but was opened read-only
     corrupt,        // SQLite says the file is damaged (integrity check, truncation)
     busy,           // other writers held the lock for longer than the retry budget
     io,             // anything else SQLite or the OS reported

@@ -28,7 +28,8 @@ namespace qtune::records {
 enum class OpenMode {
   create,     // open an existing qtune database or create a new file; migrates older versions
   existing,   // the file must already be a qtune database; migrates older versions
-  read_only,  // never writes; an older schema version is an error (open writable to migrate)
+  read_only,  // never writes; an older schema version is read as it is, without migrating
+              // (schema_version() says which: reads of a table or column it lacks find nothing)
 };
 
 // Counts of an import or merge: rows that landed and rows that were already there.
@@ -40,7 +41,7 @@ struct TransferCounts {
 
 class TuningDb {
  public:
-  static constexpr int kSchemaVersion = 2;  // = schema::latest_version()
+  static constexpr int kSchemaVersion = 3;  // = schema::latest_version()
 
   static TuningDb open(const std::string& path, OpenMode mode);
 

@@ -11,7 +11,8 @@
 //  - a trial is a configuration measured for the first time: measuring it again (a session
 //    confirming its leaders) adds no trial;
 //  - *oneDNN* (and the tuned / default timings of the same run) come from the latest `qtune run`
-//    stored in network_runs for the layer on the target;
+//    stored in network_runs for the layer on the target, with that run's cache state and verdicts
+//    (faster / same / slower by the rule of qtune run: qtune/measure/timing_verdict.h);
 //  - network times weigh each layer by how often it occurs (its count in the workloads file, 1
 //    without one).
 #pragma once
@@ -83,6 +84,11 @@ struct LayerReport {
 
   std::optional<ConfigTiming> run_tuned, run_default, onednn;  // latest `qtune run`
   std::string run_uid;
+  std::string run_cache;      // its --cache, "warm" or "cold"; "" = not recorded (stored before schema 3)
+  bool run_disturbed = false;  // its timings of the layer stayed disturbed (a busy machine's)
+  // Tuned against default and against oneDNN in that run: "faster", "same", "slower", or "-" where
+  // the run stored no quartiles (before schema 3) or did not time the case.
+  std::string run_vs_default = "-", run_vs_onednn = "-";
 
   std::vector<TuningCurve> curves;
 

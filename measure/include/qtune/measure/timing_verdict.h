@@ -1,0 +1,38 @@
+// Comparing two timings: whether one case is faster, slower or the same as another, by a rule
+// shared by every table that says so (`qtune run` per layer, its totals and its onnxruntime line,
+// `qtune bench` against its peers, `qtune report` on stored runs): docs/measurement-protocol.md
+// "Verdicts".
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace qtune {
+
+// A case's timings summarized: median and quartiles of its per-call (or per-repetition) times.
+struct CaseTiming {
+  double median_ns = 0;
+  double low_ns = 0, high_ns = 0;  // first and third quartile of the per-call times
+  int repetitions = 0;
+};
+
+// Median and quartiles of timings (one sample per repetition).
+CaseTiming case_timing(std::vector<double> samples_ns);
+
+// The smallest difference of medians that counts as an effect, whatever the spread: a share of the
+// slower median. Below it, differences come and go between runs of one database (the interleaved
+// quartiles of one run do not see what moves from run to run: the data's placement in memory, the
+// machine's clock), so a verdict there would not repeat.
+inline constexpr double kMinimumEffect = 0.03;
+
+// The difference of medians (as a share of the faster one) that `candidate` and `baseline` must
+// exceed to differ: the larger of kMinimumEffect and each case's interquartile range as a share of
+// its median (a wide spread needs a wide margin).
+double minimum_effect(const CaseTiming& candidate, const CaseTiming& baseline);
+
+// "faster", "slower" or "same": `candidate` against `baseline`. Different only when their
+// interquartile ranges do not overlap AND their medians differ by more than minimum_effect();
+// "-" when either has fewer than three repetitions (no spread measured) or no positive median.
+std::string verdict(const CaseTiming& candidate, const CaseTiming& baseline);
+
+}  // namespace qtune
