@@ -376,8 +376,11 @@ std::uint64_t gemm_dot_peak_loop(std::size_t iterations, Opaque opaque) {
 template <class T, int MR, int NR>
 constexpr GemmUkernel make_gemm_ukernel(const char* name) {
   using K = GemmTileKernel<T, MR, NR>;
+  // The scalar family, a reference rather than a speed path, keeps the driver's fallback (one
+  // segment per K block through `partial`): no second instance to compile, and the fallback that
+  // the Arm families use stays tested on every machine.
   GemmUkernelFn segments = nullptr;
-  if constexpr (T::kInPlace) segments = &GemmTileKernel<T, MR, NR, true>::run;
+  if constexpr (T::kInPlace && T::kIsa != Isa::scalar) segments = &GemmTileKernel<T, MR, NR, true>::run;
   return GemmUkernel{T::kIsa, MR, NR, T::kKr, K::kNrStride, T::kAFormat, T::kBFormat, T::kInPlace, &K::run, name, segments};
 }
 
