@@ -110,7 +110,7 @@ std::string cpu_list_text(const std::vector<int>& cpus) {
     while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
     if (!text.empty()) text += ',';
     text += std::to_string(cpus[i]);
-    if (j > i) text += "-" + std::to_string(cpus[j]);
+    if (j > i) text.append("-").append(std::to_string(cpus[j]));  // not "-" + ...: GCC 12's false -Wrestrict
     i = j + 1;
   }
   return text;
@@ -128,7 +128,7 @@ const CpuCluster* cluster_of_cpu(const std::vector<CpuCluster>& clusters, int cp
 std::string model_cluster_suffix(const std::vector<CpuCluster>& clusters, int cpu) {
   if (clusters.size() < 2) return "";
   const CpuCluster* k = cluster_of_cpu(clusters, cpu);
-  return k == nullptr ? "" : " " + cluster_label(*k);
+  return k == nullptr ? std::string() : std::string(" ").append(cluster_label(*k));
 }
 
 ClusterChoice choose_cluster(const std::vector<CpuCluster>& clusters, const std::vector<int>& allowed,
