@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cache_option.h"
+#include "cluster_option.h"
 #include "cli.h"
 #include "operator_options.h"
 #include "qtune/kernels/cpu_features.h"
@@ -79,6 +80,7 @@ QTUNE_COMMAND("measure", "check one configuration against the reference and time
                    {"stable", false, "use the stable (final/benchmark) settings instead of the tuning ones"},
                    {"flush-cache", false, "flush the caches before each repetition"},
                    qtune::cli::cache_option(),
+                   qtune::cli::cluster_option(),
                    {"no-check", false, "skip the correctness check"},
                    {"in-process", false, "measure in this process instead of an isolated worker"},
                    {"json", false, "print the result as JSON"}},

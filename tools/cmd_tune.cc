@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cache_option.h"
+#include "cluster_option.h"
 #include "cli.h"
 #include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
@@ -127,6 +128,7 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
                         "measurements; the best is their median (default 3; 0 = off)"},
       {"no-transfer", false, "model strategy: do not start from similar shapes tuned before"},
       qtune::cli::cache_option(),
+      qtune::cli::cluster_option(),
       {"quiet", false, "print only the summary"},
     };
     auto all = qtune::cli::with_operator_options(std::move(own), "tune one layer, instead of --workloads", true);

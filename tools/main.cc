@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "cluster_option.h"
 #include "qtune/kernels/build_info.h"
 #include "qtune/kernels/cpu_features.h"
 
@@ -51,12 +52,7 @@ int main(int argc, char** argv) {
     std::cerr << "qtune: unknown command '" << args[0] << "' (see 'qtune --help')\n";
     return 2;
   }
-  if (const std::string& why = qtune::cpu_features().isa_restriction_error; !why.empty()) {
-    std::cerr << "qtune: " << why << "\n";
-    return 2;
-  }
   const auto& command = it->second;
-  warn_if_emulated(command.name);
   std::vector<std::string> rest(args.begin() + 1, args.end());
   for (const auto& a : rest) {
     if (a == "--help" || a == "-h") {
@@ -66,6 +62,17 @@ int main(int argc, char** argv) {
   }
   try {
     qtune::cli::Args parsed(command.name, command.options, rest);
+    // big.LITTLE: pinned before the first cpu_features(), so that the target key names the cluster.
+    if (qtune::cli::pins_to_cluster(command)) {
+      if (const std::string where = qtune::cli::pin_from_args(parsed); !where.empty()) {
+        std::cerr << "qtune " << command.name << ": " << where << "\n";
+      }
+    }
+    if (const std::string& why = qtune::cpu_features().isa_restriction_error; !why.empty()) {
+      std::cerr << "qtune: " << why << "\n";
+      return 2;
+    }
+    warn_if_emulated(command.name);
     return command.run(parsed);
   } catch (const qtune::cli::UsageError& e) {
     std::cerr << "qtune " << command.name << ": " << e.what() << "\n";

@@ -27,8 +27,13 @@ cat "$out/tune_stderr.txt"
 grep -q "EMULATED CPU" "$out/tune_stderr.txt"
 run export --db "$out/arm.db" -o "$out/arm_best.jsonl"
 # One best configuration per layer, each recorded under the emulated Arm target.
-test "$(wc -l < "$out/arm_best.jsonl")" -eq 2
-test "$(grep -c '"target":"arch=aarch64;cpu=[^"]*\[emulated\];isas=scalar,neon,dotprod,i8mm;' "$out/arm_best.jsonl")" -eq 2
+test "$(wc -l < "$out/arm_best.jsonl")" -eq 3
+test "$(grep -c '"target":"arch=aarch64;cpu=[^"]*\[emulated\];isas=scalar,neon,dotprod,i8mm;' "$out/arm_best.jsonl")" -eq 3
+# The depthwise layer's default (always measured) runs the NEON depthwise kernels, not the scalar
+# fallback, and it measured correct.
+run export --db "$out/arm.db" --all -o "$out/arm_all.jsonl"
+grep '"config":"algo=depthwise;' "$out/arm_all.jsonl" | grep 'isa=neon' | grep -q '"error":null'
+
 # The runtime on the Arm target runs every layer with its own tuned configuration.
 run run --workloads "$workloads" --db "$out/arm.db" --repetitions 2 --no-store > "$out/run.txt" 2> "$out/run_stderr.txt" ||
   { cat "$out/run.txt" "$out/run_stderr.txt"; exit 1; }

@@ -31,7 +31,20 @@ constexpr KnownCore kKnownCores[] = {
     {0x00, 0x051, "QEMU max"},
 };
 
+constexpr KnownCore kEfficiencyCores[] = {
+    {0x41, 0xd03, "Cortex-A53"},  {0x41, 0xd04, "Cortex-A35"},        {0x41, 0xd05, "Cortex-A55"},
+    {0x41, 0xd46, "Cortex-A510"}, {0x41, 0xd80, "Cortex-A520"},       {0x51, 0x805, "Kryo-4xx-Silver"},
+    {0x61, 0x022, "Apple-M1-Icestorm"},
+};
+
 }  // namespace
+
+bool arm_core_is_efficiency(unsigned implementer, unsigned part) {
+  for (const KnownCore& core : kEfficiencyCores) {
+    if (core.implementer == implementer && core.part == part) return true;
+  }
+  return false;
+}
 
 ArmMidr decode_midr(std::uint64_t midr) {
   ArmMidr m;

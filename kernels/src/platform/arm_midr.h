@@ -21,6 +21,11 @@ ArmMidr decode_midr(std::uint64_t midr);
 // implementer/part pair is not in the table.
 std::string arm_core_name(unsigned implementer, unsigned part);
 
+// Whether the core is an efficiency ("LITTLE") design: the in-order Cortex-A53/A35/A55/A510/A520,
+// Apple's Icestorm, Qualcomm's Silver cores. Ranks big.LITTLE clusters where sysfs gives no
+// cpu_capacity (platform/cpu_clusters.h).
+bool arm_core_is_efficiency(unsigned implementer, unsigned part);
+
 // The model string of CpuFeatures: "Neoverse-N1 r3p1 (MIDR implementer 0x41 part 0xd0c)"; an
 // unknown core is named by its numbers alone.
 std::string arm_model_string(const ArmMidr& midr);

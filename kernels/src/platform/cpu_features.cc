@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "platform/arm_midr.h"
+#include "platform/cpu_clusters.h"
 #include "platform/emulation.h"
 #include "x86/amx_model/amx_tile_model.h"
 
@@ -160,6 +161,8 @@ void detect_arm(CpuFeatures& f) {
   f.i8mm = (hwcap2 & (1UL << 13)) != 0;
 #endif
   f.model = detail::arm_model_string(detail::decode_midr(read_midr(hwcap)));
+  // big.LITTLE: the cluster too (the same core type can come in clusters of different capacity).
+  f.model += detail::model_cluster_suffix(detail::group_clusters(detail::read_cpu_cores()), sched_getcpu());
   // The int8 extensions by their HWCAP names (as /proc/cpuinfo spells them).
   std::string extensions;
   if (f.neon) extensions += " asimd";

@@ -37,6 +37,7 @@ void requantize_rows_avx512(int unroll, const RequantConstants& plan, DType out_
 #endif
 #if defined(QTUNE_HAVE_NEON)
 std::span<const GemmUkernel> gemm_ukernels_neon();  // arm/neon/
+std::span<const DwKernel> dw_kernels_neon();
 void requantize_rows_neon(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
                           std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                           std::size_t out_stride);
@@ -66,6 +67,10 @@ constexpr GemmTile kEightByEight[] = {{8, 8}};
 constexpr DwDefaultTile kAvx512DwTiles[] = {{64, true}, {32, false}, {16, false}};
 constexpr DwDefaultTile kAvx2DwTiles[] = {{16, false}};
 constexpr DwDefaultTile kScalarDwTiles[] = {{8, false}};
+// NEON: 4 vectors of 4 channels x 4 pixels keep 16 accumulators of the 32 registers, with room
+// for a 3-wide kernel row's inputs (tile_rows). Not yet measured on a board: qemu timings mean
+// nothing, so this is the AVX2 choice scaled to twice the registers.
+constexpr DwDefaultTile kNeonDwTiles[] = {{16, false}};
 
 std::vector<IsaRow> rows() {
   std::vector<IsaRow> out;
@@ -146,10 +151,13 @@ std::vector<IsaRow> rows() {
   {
     IsaRow& row = out.emplace_back(Isa::neon);
     row.gemm = gemm_ukernels_neon;
+    row.dwconv = dw_kernels_neon;
     row.requantize = requantize_rows_neon;
     row.separate_requantize = requantize_rows_neon;
     row.separate_requantize_unroll = 4;
     row.gemm_tiles = kEightByEight;
+    row.dw_tiles = kNeonDwTiles;
+    row.dw_width_tile = 4;
   }
 #endif
   // Scalar: always there; its requantization is requantize_rows_scalar (no unroll knob).

@@ -49,4 +49,12 @@ struct CpuFeatures {
 // Detected once (thread-safe), including the AMX permission request.
 const CpuFeatures& cpu_features();
 
+// big.LITTLE (platform/cpu_clusters.h): restricts this process to one cluster of a heterogeneous
+// Arm machine, `request` "" (the cluster it runs on now), "big", "little" or a core name such as
+// "Cortex-A55", and says which ("pinned to the Cortex-A76 cluster cpus 4-7 (running on cpus
+// 4-7)"). On a homogeneous machine "" pins nothing and returns "". std::invalid_argument naming
+// the clusters when the request matches none. Call it before the first cpu_features(): the model
+// string (and so the target key) names the cluster the detection runs on.
+std::string pin_to_cluster(const std::string& request);
+
 }  // namespace qtune
