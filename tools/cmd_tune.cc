@@ -14,6 +14,7 @@
 #include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/limits.h"
+#include "qtune/measure/machine_load.h"
 #include "qtune/measure/measure.h"
 #include "qtune/records/tuning_db.h"
 #include "qtune/search_space/target.h"
@@ -206,14 +207,16 @@ int run_tune(const Args& args) {
       std::cerr << "target: " << target.cpu << " (" << target.arch << "), database " << db_path << ", strategy "
                 << strategy << (network.empty() ? "" : ", network " + network) << "\n";
     }
+    const qtune::CpuTimes cpu_before = qtune::sample_cpu_times();
     const qtune::SessionEnd end = session.run(&g_stop_requested, &printer);
+    const std::optional<double> others_busy = qtune::others_busy_cores(cpu_before, qtune::sample_cpu_times());
 
     std::cout << "\n";
     if (!network.empty()) std::cout << "network " << network << ", ";
     if (!shard_text.empty()) std::cout << shard_text << ", ";
     std::cout << "session " << session.session_id().value_or(0) << " (" << qtune::to_string(end) << ") on "
               << target.cpu << ", strategy " << strategy << "\n\n";
-    qtune::print_summary(std::cout, session.layers(), options.measure, options.disturbance);
+    qtune::print_summary(std::cout, session.layers(), options.measure, options.disturbance, others_busy);
     std::cout.flush();
     return end == qtune::SessionEnd::interrupted ? 130 : 0;
   });

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "qtune/measure/machine_load.h"
 #include "qtune/records/tuning_db.h"
 #include "qtune/tuner/session.h"
 #include "qtune/tuner/session_summary.h"
@@ -91,6 +92,20 @@ TEST(BusyMachine, SessionReportsTheDisturbance) {
   std::filesystem::remove_all(dir);
   EXPECT_GT(disturbed, 0u) << summary;
   EXPECT_NE(summary.find("machine disturbed: "), std::string::npos) << summary;
+}
+
+// A CPU-bound neighbour is counted as other processes' load (what `qtune tune` names as "machine
+// shared" when it runs on another core and never delays the measuring threads).
+TEST(BusyMachine, ANeighboursCpuTimeIsCountedAsOthers) {
+  CpuHog hog(last_allowed_cpu());
+  ASSERT_TRUE(hog.started());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the hog is running
+  const CpuTimes before = sample_cpu_times();
+  ASSERT_TRUE(before.valid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // this process idles meanwhile
+  const std::optional<double> others = others_busy_cores(before, sample_cpu_times());
+  ASSERT_TRUE(others.has_value());
+  EXPECT_GE(*others, 0.5);  // about one core; other processes of the machine only add to it
 }
 
 }  // namespace

@@ -265,6 +265,16 @@ TEST(SessionSummary, EstimatesTheNetworkCountWeighted) {
   EXPECT_NE(out.str().find("no measurement was disturbed"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("8.000 ms with default configurations -> 5.000 ms tuned (1.60x)"), std::string::npos)
       << out.str();
+  EXPECT_EQ(out.str().find("machine shared"), std::string::npos) << out.str();
+  // A neighbour busy on another core: no run-queue waits, but the summary names it; a tenth of a
+  // core (background daemons) is not worth a line.
+  std::ostringstream shared, light;
+  print_summary(shared, {a, b}, MeasureSettings::tuning(), DisturbancePolicy{}, 0.97);
+  print_summary(light, {a, b}, MeasureSettings::tuning(), DisturbancePolicy{}, 0.1);
+  EXPECT_NE(shared.str().find("machine shared: other processes kept 0.97 core(s) busy"), std::string::npos)
+      << shared.str();
+  EXPECT_NE(shared.str().find("no measurement was disturbed"), std::string::npos) << shared.str();
+  EXPECT_EQ(light.str().find("machine shared"), std::string::npos) << light.str();
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ NetworkEstimate estimate_network(const std::vector<LayerStatus>& layers) {
 }
 
 void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers, const MeasureSettings& measured,
-                   const DisturbancePolicy& disturbance) {
+                   const DisturbancePolicy& disturbance, std::optional<double> others_busy_cores) {
   struct Row {
     std::string cells[8];
   };
@@ -86,6 +86,11 @@ void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers, co
   for (const auto& layer : layers) {
     disturbed += layer.disturbed;
     still_disturbed += layer.still_disturbed;
+  }
+  if (others_busy_cores && *others_busy_cores >= 0.25) {
+    out << "machine shared: other processes kept " << fixed(*others_busy_cores, 2)
+        << " core(s) busy on average during the session; beside the measuring threads they share the caches, "
+           "memory bandwidth and clock, so times may be higher than on a quiet machine\n";
   }
   if (disturbed == 0) {
     out << "machine: no measurement was disturbed by other processes\n";

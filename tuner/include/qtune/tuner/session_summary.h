@@ -20,8 +20,10 @@ struct NetworkEstimate {
 NetworkEstimate estimate_network(const std::vector<LayerStatus>& layers);
 
 // `measured` is how the session measured (its cache state is named with the estimate, which
-// `qtune run --cache` must match to be compared); `disturbance` what it counted as disturbed.
+// `qtune run --cache` must match to be compared); `disturbance` what it counted as disturbed;
+// `others_busy_cores` how many cores other processes kept busy on average during the session
+// (machine_load.h), named from a quarter of a core on.
 void print_summary(std::ostream& out, const std::vector<LayerStatus>& layers, const MeasureSettings& measured,
-                   const DisturbancePolicy& disturbance);
+                   const DisturbancePolicy& disturbance, std::optional<double> others_busy_cores = std::nullopt);
 
 }  // namespace qtune
