@@ -61,8 +61,13 @@ TEST_F(MeasurementProtocol, RunSaysItsCacheStateAndItsDisturbance) {
 TEST_F(MeasurementProtocol, ReportShowsTheCacheStateOfStoredRunsOlderOnesAsNotRecorded) {
   const std::string fixture = cat(QTUNE_SOURCE_DIR, "/tests/fixtures/network_runs_version_2/");
   fs::copy_file(fixture + "version2.db", path("v2.db"));
-  // The fixture was tuned with scalar kernels only: its target is this machine's with QTUNE_ISAS=scalar.
+  // The fixture was tuned with scalar kernels only, on the x86-64 machine named by its target key:
+  // the runs name that target (--target), so that its tuning applies on any machine (another CPU
+  // model, aarch64 under qemu), whose own key would find no compatible target in the fixture.
   const std::string scalar = "QTUNE_ISAS=scalar";
+  const std::string target =
+      " --target 'arch=x86_64;cpu=Intel(R) Xeon(R) Processor;isas=scalar;cores=2;l1d=48K;l2=2048K;"
+      "l3=266240K;cc=gcc 12.2.0;qtune=0.1.0'";
   Outcome o = qtune("report --db v2.db --format json -o old.json", scalar);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(o.err.find("migrated"), std::string::npos) << "a report only reads:\n" << o.err;
@@ -71,10 +76,11 @@ TEST_F(MeasurementProtocol, ReportShowsTheCacheStateOfStoredRunsOlderOnesAsNotRe
   EXPECT_EQ(old_report.find(R"("cache": "warm")"), std::string::npos) << "version 2 recorded no cache state";
 
   // The runtime reads the tuning of version 2 as it is: every layer runs its tuned configuration.
-  o = qtune(cat("run --db v2.db --workloads ", fixture, "tiny_network.json --repetitions 3 --no-store"), scalar);
+  o = qtune(cat("run --db v2.db --workloads ", fixture, "tiny_network.json --repetitions 3 --no-store", target), scalar);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("every layer ran its own tuned configuration"), std::string::npos) << o.out;
-  o = qtune(cat("run --db v2.db --workloads ", fixture, "tiny_network.json --repetitions 3 --cache cold --json"), scalar);
+  o = qtune(cat("run --db v2.db --workloads ", fixture, "tiny_network.json --repetitions 3 --cache cold --json", target),
+            scalar);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find(R"("type":"layer")"), std::string::npos) << o.out;
   std::size_t cold_lines = 0;
