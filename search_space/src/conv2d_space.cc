@@ -67,19 +67,17 @@ bool is_pointwise(const Workload& w) {
 // Whether algo=implicit can run `problem` with some GEMM tile of one of `isas` (the shape's own
 // conditions, and a kernel row that is a whole number of the tile's k groups).
 bool implicit_applies(const Conv2dProblem& problem, const std::vector<Isa>& isas) {
-  for (Isa isa : isas) {
-    for (const auto& k : gemm_microkernels()) {
-      if (k.isa != isa) continue;
-      Conv2dConfig c;
-      c.algo = ConvAlgo::implicit;
-      c.gemm = gemm_default_config(problem.as_gemm());
-      c.gemm.isa = isa;
-      c.gemm.mr = k.mr;
-      c.gemm.nr = k.nr;
-      c.gemm.kc = 0;
-      c.gemm.pack_a = false;
-      if (conv2d_check_config(problem, c).empty()) return true;
-    }
+  Conv2dConfig c;
+  c.algo = ConvAlgo::implicit;
+  c.gemm = gemm_default_config(problem.as_gemm());
+  c.gemm.kc = 0;
+  c.gemm.pack_a = false;
+  for (const auto& k : gemm_microkernels()) {
+    if (std::find(isas.begin(), isas.end(), k.isa) == isas.end()) continue;
+    c.gemm.isa = k.isa;
+    c.gemm.mr = k.mr;
+    c.gemm.nr = k.nr;
+    if (conv2d_check_config(problem, c).empty()) return true;
   }
   return false;
 }

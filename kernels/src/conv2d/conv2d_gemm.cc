@@ -76,7 +76,7 @@ std::string check_gemm_conv(const Conv2dProblem& p, const Conv2dConfig& config) 
     if (p.groups != 1) return "algo implicit needs groups 1";
     if (p.dilation_w != 1) return "algo implicit needs dilation 1 along W (a kernel row is then one run of input bytes)";
     if (config.gemm.kc != 0) return "algo implicit takes kc=0: its K blocks are the kernel rows";
-    const auto segment = static_cast<std::size_t>(p.kernel_w * p.in_c);
+    const std::size_t segment = implicit_segment_bytes(p);
     if (std::string why = GemmEngine::check_segmented(config.gemm, segment); !why.empty()) return "algo implicit: " + why;
     GemmConfig engine = config.gemm;
     engine.kc = static_cast<int>(segment);
@@ -108,7 +108,7 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
   if (algo_ == ConvAlgo::implicit) {
     // The engine's K blocks are the kernel rows; row m reads, for kernel row kh, KW*C_in bytes
     // from its top-left tap onwards in the input seen with its padding (padded_ copies it).
-    engine_config.kc = static_cast<int>(p.kernel_w * p.in_c);
+    engine_config.kc = static_cast<int>(implicit_segment_bytes(p));
     padded_ = p.pad_top != 0 || p.pad_bottom != 0 || p.pad_left != 0 || p.pad_right != 0;
     padded_h_ = p.in_h + p.pad_top + p.pad_bottom;
     padded_w_ = p.in_w + p.pad_left + p.pad_right;

@@ -8,6 +8,7 @@
 // before the engine packs it, and C_g is the output seen from channel g*Nc with row stride C_out.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +30,12 @@ struct Im2colBlocking {
   int block_threads = 1;  // > 1: blocks run in parallel, each GEMM on one thread
 };
 Im2colBlocking im2col_blocking(const Conv2dProblem& problem, int threads);
+
+// algo=implicit: the bytes of one kernel row's run of input (KW pixels of C_in channels), the
+// engine's K block and the segment its microkernels read per kernel row.
+inline std::size_t implicit_segment_bytes(const Conv2dProblem& p) {
+  return static_cast<std::size_t>(p.kernel_w * p.in_c);
+}
 
 // Why `algo` (a GEMM-based one) cannot run `problem` with `config`, or "".
 std::string check_gemm_conv(const Conv2dProblem& problem, const Conv2dConfig& config);
