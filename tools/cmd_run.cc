@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -23,6 +24,7 @@
 #include "cache_option.h"
 #include "cli.h"
 #include "interleaved_timing.h"
+#include "placement_timing.h"
 #include "undisturbed_timing.h"
 #include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
@@ -95,7 +97,7 @@ std::size_t element_bytes(qtune::DType t) { return t == qtune::DType::s32 ? 4 : 
 constexpr int kOpenMp = 1;  // oneDNN's thread runtime (TimedCase::runtime; qtune's pool is 0)
 
 // One layer: the runtime's choice, the untuned default and oneDNN on the same data, prepared
-// first and then timed interleaved (time_interleaved).
+// first and then timed interleaved, at kPlacements placements in memory (placement_timing.h).
 LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions, qtune::CacheState cache,
                       const qtune::DisturbancePolicy& policy, const LayerValues* values) {
   const qtune::Workload& w = layer.workload;
@@ -107,10 +109,14 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   std::mt19937_64 rng(std::hash<std::string>{}(r.workload_key));
   const qtune::Config untuned = qtune::default_config(w, qtune::cpu_features());
   r.default_config_key = untuned.key();
-  std::vector<qtune::cli::TimedCase> cases;  // tuned, default, then oneDNN where it runs
+  // Makes one placement (everything the cases touch, allocated and prepared anew): its cases are
+  // tuned, default, then oneDNN where it runs.
+  std::function<std::vector<qtune::cli::TimedCase>()> place;
   const auto time_cases = [&] {
     const auto kept = qtune::cli::time_undisturbed(
-        [&] { return qtune::cli::time_interleaved(cases, repetitions, static_cast<unsigned>(rng()), w.threads, cache); },
+        [&] {
+          return qtune::cli::time_at_placements(place, repetitions, static_cast<unsigned>(rng()), w.threads, cache);
+        },
         policy.max_waiting_share, policy.retries);
     const auto& timings = kept.timings;
     r.waiting_share = kept.waiting_share;
@@ -120,44 +126,73 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     r.untuned = timings[1];
     if (timings.size() > 2) r.onednn = timings[2];
   };
-  const auto check_agree = [&](const std::vector<std::uint8_t>& tuned, const std::vector<std::uint8_t>& plain) {
-    if (tuned != plain) throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
+  const auto select = [&](const auto& tuned) {
+    r.source = tuned.selection().source;
+    r.config_key = tuned.selection().config_key;
+    r.reason = tuned.selection().reason;
+    if (!tuned.library().empty()) r.computed_by = tuned.library();
+  };
+  // Every placement's outputs, compared after the timing.
+  const auto check_agree = [&](const auto& placements) {
+    for (const auto& at : placements) {
+      if (at->out_tuned != at->out_default)
+        throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
+    }
   };
 
   if (w.op == qtune::OpKind::gemm) {
     const qtune::GemmProblem p = values ? values->gemm : w.gemm_problem();
-    const auto a = random_values<std::uint8_t>(static_cast<std::size_t>(p.m * p.k), rng);
+    const auto a_values = random_values<std::uint8_t>(static_cast<std::size_t>(p.m * p.k), rng);
     const auto b = values ? values->weights : random_values<std::int8_t>(static_cast<std::size_t>(p.k * p.n), rng);
     const auto bias = random_values<std::int16_t>(static_cast<std::size_t>(p.n), rng);
     const std::vector<std::int32_t> bias32 = values ? values->bias : std::vector<std::int32_t>(bias.begin(), bias.end());
     const std::int32_t* bias_data = p.has_bias ? bias32.data() : nullptr;
     const std::size_t out_size = static_cast<std::size_t>(p.m * p.n) * element_bytes(p.out_type);
-    std::vector<std::uint8_t> out_tuned(out_size), out_default(out_size);
     const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
-
-    const auto tuned = rt.prepare_gemm(p, b.data(), n, bias_data, w.threads);
-    r.source = tuned.selection().source;
-    r.config_key = tuned.selection().config_key;
-    r.reason = tuned.selection().reason;
-    if (!tuned.library().empty()) r.computed_by = tuned.library();
-    const auto plain = qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias_data);
-    // oneDNN (the one library candidate) runs on OpenMP's threads: timed with its peer's runtime.
-    cases.push_back({[&] { tuned.run(a.data(), k, out_tuned.data(), n); }, tuned.library().empty() ? 0 : kOpenMp});
-    cases.push_back({[&] { plain.run(a.data(), k, out_default.data(), n); }});
-#ifdef QTUNE_HAVE_ONEDNN
-    qtune::peers::OnednnMatmul peer(p.m, p.n, p.k, p.out_type, w.threads, p.a_type);
-    r.onednn_note = peer.implementation();
-    cases.push_back({[&] { peer.run(); }, kOpenMp});
-#else
+#ifndef QTUNE_HAVE_ONEDNN
     r.onednn_note = "not run: oneDNN is not part of this build";
 #endif
+    struct Placement {
+      qtune::cli::PlacedBytes a, out_tuned, out_default;
+      std::vector<std::uint8_t> spacer_tuned;
+      qtune::runtime::PreparedGemm tuned;
+      std::vector<std::uint8_t> spacer_default;
+      qtune::GemmOp plain;
+#ifdef QTUNE_HAVE_ONEDNN
+      std::unique_ptr<qtune::peers::OnednnMatmul> peer{};
+#endif
+    };
+    std::vector<std::shared_ptr<Placement>> placements;
+    place = [&] {
+      auto at = std::make_shared<Placement>(Placement{
+          .a = qtune::cli::PlacedBytes(a_values, rng),
+          .out_tuned = qtune::cli::PlacedBytes(out_size, rng),
+          .out_default = qtune::cli::PlacedBytes(out_size, rng),
+          .spacer_tuned = qtune::cli::placement_spacer(rng),
+          .tuned = rt.prepare_gemm(p, b.data(), n, bias_data, w.threads),
+          .spacer_default = qtune::cli::placement_spacer(rng),
+          .plain = qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias_data)});
+      placements.push_back(at);
+      select(at->tuned);
+      // oneDNN (the one library candidate) runs on OpenMP's threads: timed with its peer's runtime.
+      std::vector<qtune::cli::TimedCase> cases;
+      cases.push_back({[at, k, n] { at->tuned.run(at->a.data(), k, at->out_tuned.data(), n); },
+                       at->tuned.library().empty() ? 0 : kOpenMp});
+      cases.push_back({[at, k, n] { at->plain.run(at->a.data(), k, at->out_default.data(), n); }});
+#ifdef QTUNE_HAVE_ONEDNN
+      at->peer = std::make_unique<qtune::peers::OnednnMatmul>(p.m, p.n, p.k, p.out_type, w.threads, p.a_type);
+      r.onednn_note = at->peer->implementation();
+      cases.push_back({[at] { at->peer->run(); }, kOpenMp});
+#endif
+      return cases;
+    };
     time_cases();
-    check_agree(out_tuned, out_default);
+    check_agree(placements);
     return r;
   }
 
   const qtune::Conv2dProblem p = values ? values->conv : w.conv2d_problem();
-  const auto input = random_values<std::uint8_t>(static_cast<std::size_t>(p.batch * p.in_h * p.in_w * p.in_c), rng);
+  const auto input_values = random_values<std::uint8_t>(static_cast<std::size_t>(p.batch * p.in_h * p.in_w * p.in_c), rng);
   const auto weights = values ? values->weights
                               : random_values<std::int8_t>(
                                     static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c), rng);
@@ -166,35 +201,59 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   const std::int32_t* bias_data = p.has_bias ? bias32.data() : nullptr;
   const std::size_t out_size =
       static_cast<std::size_t>(p.batch * p.out_h() * p.out_w() * p.out_c) * element_bytes(p.out_type);
-  std::vector<std::uint8_t> out_tuned(out_size), out_default(out_size), out_peer(out_size);
-
-  const auto tuned = rt.prepare_conv2d(p, weights.data(), bias_data, w.threads);
-  r.source = tuned.selection().source;
-  r.config_key = tuned.selection().config_key;
-  r.reason = tuned.selection().reason;
-  if (!tuned.library().empty()) r.computed_by = tuned.library();
-  const auto plain = qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias_data);
-  // oneDNN (the one library candidate) runs on OpenMP's threads: timed with its peer's runtime.
-  cases.push_back({[&] { tuned.run(input.data(), out_tuned.data()); }, tuned.library().empty() ? 0 : kOpenMp});
-  cases.push_back({[&] { plain.run(input.data(), out_default.data()); }});
+  std::optional<qtune::Conv2dProblem> peer_problem;  // what oneDNN runs, where it can
 #ifdef QTUNE_HAVE_ONEDNN
   std::string dropped;
-  const qtune::Conv2dProblem peer_problem = qtune::peers::onednn_conv_runnable(p, dropped);
-  std::optional<qtune::peers::OnednnConv> peer;
-  if (const std::string why = qtune::peers::onednn_conv_unsupported(peer_problem); !why.empty()) {
+  const qtune::Conv2dProblem runnable = qtune::peers::onednn_conv_runnable(p, dropped);
+  if (const std::string why = qtune::peers::onednn_conv_unsupported(runnable); !why.empty()) {
     r.onednn_note = "not run: " + why;
   } else {
-    peer.emplace(peer_problem, weights.data(), bias_data, w.threads);
-    r.onednn_note = peer->implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
+    peer_problem = runnable;
     r.onednn_dropped = !dropped.empty();
-    peer->run(input.data(), out_peer.data());  // the first run generates oneDNN's code
-    cases.push_back({[&] { peer->run(input.data(), out_peer.data()); }, kOpenMp});
   }
 #else
   r.onednn_note = "not run: oneDNN is not part of this build";
 #endif
+  struct Placement {
+    qtune::cli::PlacedBytes input, out_tuned, out_default, out_peer;
+    std::vector<std::uint8_t> spacer_tuned;
+    qtune::runtime::PreparedConv2d tuned;
+    std::vector<std::uint8_t> spacer_default;
+    qtune::Conv2dOp plain;
+#ifdef QTUNE_HAVE_ONEDNN
+    std::unique_ptr<qtune::peers::OnednnConv> peer{};
+#endif
+  };
+  std::vector<std::shared_ptr<Placement>> placements;
+  place = [&] {
+    auto at = std::make_shared<Placement>(Placement{
+        .input = qtune::cli::PlacedBytes(input_values, rng),
+        .out_tuned = qtune::cli::PlacedBytes(out_size, rng),
+        .out_default = qtune::cli::PlacedBytes(out_size, rng),
+        .out_peer = qtune::cli::PlacedBytes(peer_problem ? out_size : 0, rng),
+        .spacer_tuned = qtune::cli::placement_spacer(rng),
+        .tuned = rt.prepare_conv2d(p, weights.data(), bias_data, w.threads),
+        .spacer_default = qtune::cli::placement_spacer(rng),
+        .plain = qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias_data)});
+    placements.push_back(at);
+    select(at->tuned);
+    // oneDNN (the one library candidate) runs on OpenMP's threads: timed with its peer's runtime.
+    std::vector<qtune::cli::TimedCase> cases;
+    cases.push_back({[at] { at->tuned.run(at->input.data(), at->out_tuned.data()); },
+                     at->tuned.library().empty() ? 0 : kOpenMp});
+    cases.push_back({[at] { at->plain.run(at->input.data(), at->out_default.data()); }});
+#ifdef QTUNE_HAVE_ONEDNN
+    if (peer_problem) {
+      at->peer = std::make_unique<qtune::peers::OnednnConv>(*peer_problem, weights.data(), bias_data, w.threads);
+      r.onednn_note = at->peer->implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
+      at->peer->run(at->input.data(), at->out_peer.data());  // the first run generates oneDNN's code
+      cases.push_back({[at] { at->peer->run(at->input.data(), at->out_peer.data()); }, kOpenMp});
+    }
+#endif
+    return cases;
+  };
   time_cases();
-  check_agree(out_tuned, out_default);
+  check_agree(placements);
   return r;
 }
 
@@ -441,7 +500,9 @@ int run_network(const qtune::cli::Args& args) {
     if (rt.other_target_entries() > 0)
       std::cout << "  (" << rt.other_target_entries()
                 << " entries of other targets ignored; --target KEY uses them)\n";
-    std::cout << "times are the median of " << repetitions << " repetitions per layer, in ms, cache "
+    const auto share = qtune::cli::share_among_placements(repetitions);
+    std::cout << "times are the median of " << share.samples() << " repetitions per layer (" << share.repetitions_each
+              << " at each of " << share.placements << " placements in memory), in ms, cache "
               << qtune::to_string(cache) << " (docs/measurement-protocol.md), of tuned, default "
               << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
               << "called faster or slower only when the interquartile ranges do not overlap and the medians differ by more "
@@ -655,7 +716,9 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                 "MODE  requantize every layer in this rounding (fp32: oneDNN's math, a like-for-like comparison; "
                 "default: each layer's own, from the file); tuning of the layer's own rounding applies as its "
                 "nearest tuned shape"},
-               {"repetitions", true, "N  timed repetitions per layer and variant; the median is reported (default 5)"},
+               {"repetitions", true, "N  timed repetitions per layer and variant, one per placement in memory up to " +
+                                        std::to_string(qtune::cli::kPlacements) +
+                                        " placements, then shared among them; the median is reported (default 5)"},
                qtune::cli::cache_option(),
                {"no-store", false, "with --db: do not store the timings in the database's network_runs table"},
                {"onnxruntime", false, "with --model: also time the model in onnxruntime (Node.js, onnxruntime-node from "

@@ -27,8 +27,8 @@ double time_calls(const TimedCase& c, int calls, CacheState cache) {
 
 }  // namespace
 
-std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
-                                         int threads, CacheState cache) {
+std::vector<std::vector<double>> time_interleaved_samples(const std::vector<TimedCase>& cases, int repetitions,
+                                                          unsigned seed, int threads, CacheState cache) {
   std::vector<int> calls(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const double fastest =
@@ -59,8 +59,14 @@ std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, in
       for (std::size_t i : order) per_call[i].push_back(time_calls(cases[i], calls[i], cache) / calls[i]);
     }
   }
-  std::vector<CaseTiming> out(cases.size());
-  for (std::size_t i = 0; i < cases.size(); ++i) out[i] = case_timing(std::move(per_call[i]));
+  return per_call;
+}
+
+std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
+                                         int threads, CacheState cache) {
+  auto samples = time_interleaved_samples(cases, repetitions, seed, threads, cache);
+  std::vector<CaseTiming> out;
+  for (auto& s : samples) out.push_back(case_timing(std::move(s)));
   return out;
 }
 

@@ -35,4 +35,8 @@ using qtune::verdict;
 std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
                                          int threads, CacheState cache);
 
+// time_interleaved's samples: per case, the per-call time of each repetition, in nanoseconds.
+std::vector<std::vector<double>> time_interleaved_samples(const std::vector<TimedCase>& cases, int repetitions,
+                                                          unsigned seed, int threads, CacheState cache);
+
 }  // namespace qtune::cli

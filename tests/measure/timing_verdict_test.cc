@@ -45,7 +45,7 @@ TEST(TimingVerdict, TheMinimumEffectIsTheFloorOrTheWiderRelativeSpread) {
 }
 
 TEST(TimingVerdict, JustAboveAndBelowTheFloor) {
-  // Quartiles tight: the floor decides (3%).
+  // Quartiles tight: the floor decides (kMinimumEffect).
   EXPECT_EQ(verdict(timing(1000, 0.001), timing(1000 * (1 + kMinimumEffect) - 1, 0.001)), "same");
   EXPECT_EQ(verdict(timing(1000, 0.001), timing(1000 * (1 + kMinimumEffect) + 1, 0.001)), "faster");
 }

@@ -1,0 +1,63 @@
+// Timing cases at several placements in memory. Where a layer's buffers and prepared weights land
+// (which cache sets, which pages) moves its time between two runs of one database by up to a fifth
+// on small depthwise layers, more than the differences `qtune run` judges; a run that saw one
+// placement reported verdicts the next run did not repeat. So each placement is made anew (inputs,
+// outputs, prepared kernels and peers allocated while the earlier placements are still held, so
+// that they land elsewhere), timed interleaved (time_interleaved), and the samples of all
+// placements are pooled: the median is over placements and the quartiles show their spread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "interleaved_timing.h"
+
+namespace qtune::cli {
+
+// A placement's buffer: `size` bytes at a random offset (a multiple of the cache line below a
+// page) into a fresh allocation. Placements that allocate the same sizes in the same order would
+// otherwise keep their buffers at the same offsets to one another modulo the page, and those
+// offsets (4K aliasing of loads with stores, the cache sets buffers share) are what moves between
+// runs.
+class PlacedBytes {
+ public:
+  PlacedBytes(const std::vector<std::uint8_t>& values, std::mt19937_64& rng);  // a copy of values
+  PlacedBytes(std::size_t size, std::mt19937_64& rng);                         // zeros
+  std::uint8_t* data() { return storage_.data() + offset_; }
+  const std::uint8_t* data() const { return storage_.data() + offset_; }
+  std::size_t size() const { return size_; }
+  bool operator==(const PlacedBytes& other) const;
+
+ private:
+  std::vector<std::uint8_t> storage_;
+  std::size_t offset_ = 0, size_ = 0;
+};
+
+// An allocation of random size (cache lines, up to a page) to be held before something allocates
+// what it needs (a prepared kernel's packed weights and scratch), which then lands at another
+// offset than in the previous placement.
+std::vector<std::uint8_t> placement_spacer(std::mt19937_64& rng);
+
+// How many placements `qtune run` times each layer at, at most (docs/measurement-protocol.md
+// "Placements").
+inline constexpr int kPlacements = 8;
+
+// How `repetitions` repetitions in all are shared: one placement per repetition up to kPlacements,
+// and as many repetitions at each as it takes to reach `repetitions`.
+struct PlacementShare {
+  int placements = 1, repetitions_each = 1;
+  int samples() const { return placements * repetitions_each; }
+};
+PlacementShare share_among_placements(int repetitions);
+
+// `place` makes one placement and returns its cases (the same cases, in the same order, each
+// time); a case's function owns what it touches. Returns, per case, the pooled timing of the
+// placements of share_among_placements(repetitions); every placement stays alive until the last
+// is timed.
+std::vector<CaseTiming> time_at_placements(const std::function<std::vector<TimedCase>()>& place, int repetitions,
+                                           unsigned seed, int threads, CacheState cache);
+
+}  // namespace qtune::cli
