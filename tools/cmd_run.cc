@@ -96,6 +96,44 @@ std::size_t element_bytes(qtune::DType t) { return t == qtune::DType::s32 ? 4 : 
 
 constexpr int kOpenMp = 1;  // oneDNN's thread runtime (TimedCase::runtime; qtune's pool is 0)
 
+#ifdef QTUNE_HAVE_ONEDNN
+using GemmPeer = qtune::peers::OnednnMatmul;
+using ConvPeer = qtune::peers::OnednnConv;
+#else
+struct NoPeer {};
+using GemmPeer = NoPeer;
+using ConvPeer = NoPeer;
+#endif
+
+// A layer at one placement in memory (placement_timing.h): its input and outputs, then the tuned
+// and the default implementation, each prepared behind a spacer, and the peer (made last, where
+// it runs). The GEMM's peer holds its own operands (out_peer stays empty).
+template <class Tuned, class Plain, class Peer>
+struct LayerPlacement {
+  qtune::cli::PlacedBytes input, out_tuned, out_default, out_peer;
+  std::vector<std::uint8_t> spacer_tuned;
+  Tuned tuned;
+  std::vector<std::uint8_t> spacer_default;
+  Plain plain;
+  std::unique_ptr<Peer> peer{};
+};
+
+// A new placement: the buffers and both implementations allocated in the order of LayerPlacement
+// (designated initializers run in order), at random offsets.
+template <class Placement, class MakeTuned, class MakePlain>
+std::shared_ptr<Placement> make_placement(std::mt19937_64& rng, const std::vector<std::uint8_t>& input,
+                                          std::size_t out_size, std::size_t peer_out_size, MakeTuned&& make_tuned,
+                                          MakePlain&& make_plain) {
+  return std::make_shared<Placement>(Placement{.input = qtune::cli::PlacedBytes(input, rng),
+                                               .out_tuned = qtune::cli::PlacedBytes(out_size, rng),
+                                               .out_default = qtune::cli::PlacedBytes(out_size, rng),
+                                               .out_peer = qtune::cli::PlacedBytes(peer_out_size, rng),
+                                               .spacer_tuned = qtune::cli::placement_spacer(rng),
+                                               .tuned = make_tuned(),
+                                               .spacer_default = qtune::cli::placement_spacer(rng),
+                                               .plain = make_plain()});
+}
+
 // One layer: the runtime's choice, the untuned default and oneDNN on the same data, prepared
 // first and then timed interleaved, at kPlacements placements in memory (placement_timing.h).
 LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions, qtune::CacheState cache,
@@ -152,35 +190,21 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
 #ifndef QTUNE_HAVE_ONEDNN
     r.onednn_note = "not run: oneDNN is not part of this build";
 #endif
-    struct Placement {
-      qtune::cli::PlacedBytes a, out_tuned, out_default;
-      std::vector<std::uint8_t> spacer_tuned;
-      qtune::runtime::PreparedGemm tuned;
-      std::vector<std::uint8_t> spacer_default;
-      qtune::GemmOp plain;
-#ifdef QTUNE_HAVE_ONEDNN
-      std::unique_ptr<qtune::peers::OnednnMatmul> peer{};
-#endif
-    };
+    using Placement = LayerPlacement<qtune::runtime::PreparedGemm, qtune::GemmOp, GemmPeer>;
     std::vector<std::shared_ptr<Placement>> placements;
     place = [&] {
-      auto at = std::make_shared<Placement>(Placement{
-          .a = qtune::cli::PlacedBytes(a_values, rng),
-          .out_tuned = qtune::cli::PlacedBytes(out_size, rng),
-          .out_default = qtune::cli::PlacedBytes(out_size, rng),
-          .spacer_tuned = qtune::cli::placement_spacer(rng),
-          .tuned = rt.prepare_gemm(p, b.data(), n, bias_data, w.threads),
-          .spacer_default = qtune::cli::placement_spacer(rng),
-          .plain = qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias_data)});
+      auto at = make_placement<Placement>(
+          rng, a_values, out_size, 0, [&] { return rt.prepare_gemm(p, b.data(), n, bias_data, w.threads); },
+          [&] { return qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias_data); });
       placements.push_back(at);
       select(at->tuned);
       // oneDNN (the one library candidate) runs on OpenMP's threads: timed with its peer's runtime.
       std::vector<qtune::cli::TimedCase> cases;
-      cases.push_back({[at, k, n] { at->tuned.run(at->a.data(), k, at->out_tuned.data(), n); },
+      cases.push_back({[at, k, n] { at->tuned.run(at->input.data(), k, at->out_tuned.data(), n); },
                        at->tuned.library().empty() ? 0 : kOpenMp});
-      cases.push_back({[at, k, n] { at->plain.run(at->a.data(), k, at->out_default.data(), n); }});
+      cases.push_back({[at, k, n] { at->plain.run(at->input.data(), k, at->out_default.data(), n); }});
 #ifdef QTUNE_HAVE_ONEDNN
-      at->peer = std::make_unique<qtune::peers::OnednnMatmul>(p.m, p.n, p.k, p.out_type, w.threads, p.a_type);
+      at->peer = std::make_unique<GemmPeer>(p.m, p.n, p.k, p.out_type, w.threads, p.a_type);
       r.onednn_note = at->peer->implementation();
       cases.push_back({[at] { at->peer->run(); }, kOpenMp});
 #endif
@@ -214,27 +238,13 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
 #else
   r.onednn_note = "not run: oneDNN is not part of this build";
 #endif
-  struct Placement {
-    qtune::cli::PlacedBytes input, out_tuned, out_default, out_peer;
-    std::vector<std::uint8_t> spacer_tuned;
-    qtune::runtime::PreparedConv2d tuned;
-    std::vector<std::uint8_t> spacer_default;
-    qtune::Conv2dOp plain;
-#ifdef QTUNE_HAVE_ONEDNN
-    std::unique_ptr<qtune::peers::OnednnConv> peer{};
-#endif
-  };
+  using Placement = LayerPlacement<qtune::runtime::PreparedConv2d, qtune::Conv2dOp, ConvPeer>;
   std::vector<std::shared_ptr<Placement>> placements;
   place = [&] {
-    auto at = std::make_shared<Placement>(Placement{
-        .input = qtune::cli::PlacedBytes(input_values, rng),
-        .out_tuned = qtune::cli::PlacedBytes(out_size, rng),
-        .out_default = qtune::cli::PlacedBytes(out_size, rng),
-        .out_peer = qtune::cli::PlacedBytes(peer_problem ? out_size : 0, rng),
-        .spacer_tuned = qtune::cli::placement_spacer(rng),
-        .tuned = rt.prepare_conv2d(p, weights.data(), bias_data, w.threads),
-        .spacer_default = qtune::cli::placement_spacer(rng),
-        .plain = qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias_data)});
+    auto at = make_placement<Placement>(
+        rng, input_values, out_size, peer_problem ? out_size : 0,
+        [&] { return rt.prepare_conv2d(p, weights.data(), bias_data, w.threads); },
+        [&] { return qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias_data); });
     placements.push_back(at);
     select(at->tuned);
     // oneDNN (the one library candidate) runs on OpenMP's threads: timed with its peer's runtime.
@@ -244,7 +254,7 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     cases.push_back({[at] { at->plain.run(at->input.data(), at->out_default.data()); }});
 #ifdef QTUNE_HAVE_ONEDNN
     if (peer_problem) {
-      at->peer = std::make_unique<qtune::peers::OnednnConv>(*peer_problem, weights.data(), bias_data, w.threads);
+      at->peer = std::make_unique<ConvPeer>(*peer_problem, weights.data(), bias_data, w.threads);
       r.onednn_note = at->peer->implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
       at->peer->run(at->input.data(), at->out_peer.data());  // the first run generates oneDNN's code
       cases.push_back({[at] { at->peer->run(at->input.data(), at->out_peer.data()); }, kOpenMp});
