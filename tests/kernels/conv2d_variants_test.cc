@@ -3,6 +3,7 @@
 // Variants this CPU cannot run are skipped with a message naming the ISA.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <thread>
 
 #include "conv2d_sweep.h"
@@ -23,11 +24,17 @@ struct DwTile {
   int channel_tile, width_tile;
 };
 
-// The depthwise tiles conv2d_check_config accepts for `isa` (the knob space's candidates).
+// The depthwise tiles conv2d_check_config accepts for `isa`, out of every channel and width tile
+// of the registry (the knob space's candidates: a tile added there is tested here).
 std::vector<DwTile> depthwise_tiles(Isa isa, const Conv2dProblem& p) {
+  std::set<int> channel_tiles, width_tiles;
+  for (const DepthwiseKernelInfo& k : depthwise_kernels()) {
+    channel_tiles.insert(k.channel_tile);
+    width_tiles.insert(k.width_tile);
+  }
   std::vector<DwTile> tiles;
-  for (int ct : {4, 8, 16, 32, 64}) {
-    for (int wt : {1, 2, 3, 4}) {
+  for (int ct : channel_tiles) {
+    for (int wt : width_tiles) {
       Conv2dConfig c;
       c.algo = ConvAlgo::depthwise;
       c.gemm.isa = isa;
