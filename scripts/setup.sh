@@ -63,25 +63,26 @@ fi
 # next to the host's: Debian's libxnnpack and libpthreadpool are not Multi-Arch: same (apt would
 # remove the x86 XNNPACK the x86 bench compares against), and libdnnl-dev:arm64's dnnl_config.h
 # differs from the amd64 one (no OpenCL GPU runtime), so dpkg refuses to share /usr/include.
-# Project-local and ignored by git; nothing is done when the unpacked versions are apt's.
+# Project-local and ignored by git; nothing is done when they are unpacked already (their
+# versions are listed in .deps/arm64/unpacked-packages; delete the directory to refresh them).
 repo_dir="$(cd "$(dirname "$0")/.." && pwd)"
 if ((cross_arm64)); then
   arm64_peers=(libdnnl2 libdnnl-dev libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev)
   arm64_root="$repo_dir/.deps/arm64"
-  wanted=""
-  for p in "${arm64_peers[@]}"; do
-    wanted+="$p $(apt-cache show --no-all-versions "$p:arm64" | sed -n 's/^Version: //p')"$'\n'
-  done
-  if [ "$(cat "$arm64_root/unpacked-packages" 2>/dev/null)"$'\n' != "$wanted" ]; then
+  unpacked="$(cut -d' ' -f1 "$arm64_root/unpacked-packages" 2>/dev/null | xargs || true)"
+  if [ "$unpacked" != "${arm64_peers[*]}" ]; then
     echo "setup: unpacking arm64 ${arm64_peers[*]} into $arm64_root"
     download_dir="$(mktemp -d)"
     chmod a+rwx "$download_dir"  # apt-get download fetches as the unprivileged _apt user
     (cd "$download_dir" && apt-get download -qq "${arm64_peers[@]/%/:arm64}")
     rm -rf "$arm64_root"
     mkdir -p "$arm64_root"
-    for deb in "$download_dir"/*.deb; do dpkg-deb -x "$deb" "$arm64_root"; done
+    for p in "${arm64_peers[@]}"; do
+      deb="$(echo "$download_dir/${p}"_*_arm64.deb)"
+      dpkg-deb -x "$deb" "$arm64_root"
+      echo "$p $(dpkg-deb -f "$deb" Version)" >>"$arm64_root/unpacked-packages"
+    done
     rm -rf "$download_dir"
-    printf '%s' "$wanted" >"$arm64_root/unpacked-packages"
   else
     echo "setup: arm64 peers present in $arm64_root"
   fi
