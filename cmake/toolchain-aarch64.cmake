@@ -1,7 +1,8 @@
 # Cross build for aarch64 Linux on an x86-64 Debian host, tests run under qemu user emulation.
 #   cmake --preset aarch64            (or -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake)
 # Needs g++-aarch64-linux-gnu and qemu-user; Google Benchmark for arm64 comes from Debian's
-# multiarch package libbenchmark-dev:arm64 (scripts/setup.sh installs it). GoogleTest is built
+# multiarch package libbenchmark-dev:arm64 (scripts/setup.sh installs it), the peers from
+# .deps/arm64 (below). GoogleTest is built
 # from /usr/src/googletest by the top-level CMakeLists.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
@@ -21,6 +22,13 @@ set(CMAKE_CXX_FLAGS_INIT "-Wno-restrict")
 # x86-64 library directory must never be searched: an x86 libgtest or libbenchmark would be
 # "found" and then fail at link time.
 set(CMAKE_FIND_ROOT_PATH /usr/${QTUNE_AARCH64_TRIPLE})
+# The arm64 peers of `qtune bench` (oneDNN, XNNPACK, pthreadpool) are unpacked by scripts/setup.sh
+# into .deps/arm64 because they cannot be installed next to the host's. That root is searched
+# first: its dnnl_config.h (no GPU runtime) must win over the host's x86 one in /usr/include.
+get_filename_component(QTUNE_AARCH64_PEERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/../.deps/arm64" ABSOLUTE)
+if(EXISTS "${QTUNE_AARCH64_PEERS_ROOT}/usr")
+  list(PREPEND CMAKE_FIND_ROOT_PATH "${QTUNE_AARCH64_PEERS_ROOT}")
+endif()
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)

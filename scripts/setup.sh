@@ -28,11 +28,14 @@ packages=(
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 # The aarch64 cross build (preset aarch64: the whole project, tests under qemu) links SQLite,
 # GoogleTest and Google Benchmark for arm64 from Debian's multiarch archive; the host and arm64
-# packages install side by side. (Debian's arm64 oneDNN and XNNPACK are not installed: the peers of
-# `qtune bench` are compared on x86 only.) On a native arm64 machine these are the plain packages
-# above, and nothing of the cross build is needed.
+# packages install side by side. The peers of `qtune bench` on Arm (oneDNN, XNNPACK) are unpacked
+# into .deps/arm64 below; apt installs their shared libraries' own dependencies here. On a native
+# arm64 machine these are the plain packages above, and nothing of the cross build is needed.
+cross_arm64=0
 if [ "$(dpkg --print-architecture)" != arm64 ]; then
-  packages+=(libsqlite3-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libbenchmark-dev:arm64)
+  cross_arm64=1
+  packages+=(libsqlite3-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libbenchmark-dev:arm64
+             libgomp1:arm64 libcpuinfo0:arm64)
 fi
 
 missing=()
@@ -55,11 +58,41 @@ else
   echo "setup: all ${#packages[@]} packages present"
 fi
 
+# The arm64 peers for the cross build, unpacked (not installed) into .deps/arm64, which
+# cmake/toolchain-aarch64.cmake searches before the system directories. They cannot be installed
+# next to the host's: Debian's libxnnpack and libpthreadpool are not Multi-Arch: same (apt would
+# remove the x86 XNNPACK the x86 bench compares against), and libdnnl-dev:arm64's dnnl_config.h
+# differs from the amd64 one (no OpenCL GPU runtime), so dpkg refuses to share /usr/include.
+# Project-local and ignored by git; nothing is done when they are unpacked already (their
+# versions are listed in .deps/arm64/unpacked-packages; delete the directory to refresh them).
+repo_dir="$(cd "$(dirname "$0")/.." && pwd)"
+if ((cross_arm64)); then
+  arm64_peers=(libdnnl2 libdnnl-dev libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev)
+  arm64_root="$repo_dir/.deps/arm64"
+  unpacked="$(cut -d' ' -f1 "$arm64_root/unpacked-packages" 2>/dev/null | xargs || true)"
+  if [ "$unpacked" != "${arm64_peers[*]}" ]; then
+    echo "setup: unpacking arm64 ${arm64_peers[*]} into $arm64_root"
+    download_dir="$(mktemp -d)"
+    chmod a+rwx "$download_dir"  # apt-get download fetches as the unprivileged _apt user
+    (cd "$download_dir" && apt-get download -qq "${arm64_peers[@]/%/:arm64}")
+    rm -rf "$arm64_root"
+    mkdir -p "$arm64_root"
+    for p in "${arm64_peers[@]}"; do
+      deb="$(echo "$download_dir/${p}"_*_arm64.deb)"
+      dpkg-deb -x "$deb" "$arm64_root"
+      echo "$p $(dpkg-deb -f "$deb" Version)" >>"$arm64_root/unpacked-packages"
+    done
+    rm -rf "$download_dir"
+  else
+    echo "setup: arm64 peers present in $arm64_root"
+  fi
+fi
+
 # onnxruntime for the ONNX tests (tests/onnx_import): the npm package carries the CPU libraries for
 # linux x64 and arm64; its install script only downloads extras (GPU providers), so it is skipped.
 # Project-local and ignored by git; nothing is done when the pinned version is already there.
 onnxruntime_version=1.30.0
-node_dir="$(cd "$(dirname "$0")/.." && pwd)/.deps/node"
+node_dir="$repo_dir/.deps/node"
 installed="$(cat "$node_dir/node_modules/onnxruntime-node/package.json" 2>/dev/null | grep -o '"version": *"[^"]*"' | grep -o '[0-9][^"]*' || true)"
 if [ "$installed" != "$onnxruntime_version" ]; then
   echo "setup: installing onnxruntime-node $onnxruntime_version into $node_dir"

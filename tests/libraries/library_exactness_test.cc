@@ -10,6 +10,7 @@
 
 #include "kernels/conv2d_sweep.h"
 #include "kernels/gemm_tester.h"
+#include "qtune/kernels/cpu_features.h"
 #include "qtune/libraries/library_ops.h"
 #include "qtune/libraries/library_registry.h"
 
@@ -184,6 +185,19 @@ TEST(LibraryRegistry, ListsWhatThisBuildCompiledIn) {
 #endif
   EXPECT_NE(libraries::library_unavailable("no-such-library"), "");
 }
+
+#if defined(QTUNE_HAVE_ONEDNN)
+// Off x86 oneDNN is compiled in (the peers of `qtune bench` time it) but never offered: its int8
+// implementations there are outside the exactness rules, and the refusal names the architecture.
+TEST(LibraryRegistry, OnednnIsNoTuningCandidateOffX86) {
+  const CpuFeatures& cpu = cpu_features();
+  if (cpu.arch == "x86_64") GTEST_SKIP() << "x86-64: oneDNN's offer depends on its int8 dot product instructions";
+  const std::string why = libraries::library_unavailable("onednn");
+  EXPECT_NE(why.find("on " + cpu.arch + " are not checked for exact int32 output"), std::string::npos) << why;
+  const testing::GemmData d = testing::make_gemm_data(testing::GemmCase{});
+  EXPECT_NE(library_gemm_unsupported("onednn", d.problem), "");
+}
+#endif
 
 // A hidden library behaves as one this build lacks: nothing is offered or prepared with it.
 TEST(LibraryRegistry, HiddenLibraryIsNeitherOfferedNorPrepared) {

@@ -17,8 +17,9 @@ const std::vector<std::string>& known_libraries();
 const std::vector<std::string>& compiled_libraries();
 
 // "" when `name` can run bit-exact int8 layers in this process, else why not: not compiled into
-// this build, hidden (below), or this CPU lacks what its exact path needs (oneDNN: an int8 dot
-// product instruction; without one it halves the weights and rescales in float).
+// this build, hidden (below), or this CPU lacks what its exact path needs (oneDNN: an x86 CPU with
+// an int8 dot product instruction; without one it halves the weights and rescales in float; its
+// aarch64 implementations are not checked for exactness).
 std::string library_unavailable(std::string_view name);
 
 // Makes this process behave as a build without `name` (hidden = true) or undoes it: the seam that
