@@ -256,7 +256,6 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     if (peer_problem) {
       at->peer = std::make_unique<ConvPeer>(*peer_problem, weights.data(), bias_data, w.threads);
       r.onednn_note = at->peer->implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
-      at->peer->run(at->input.data(), at->out_peer.data());  // the first run generates oneDNN's code
       cases.push_back({[at] { at->peer->run(at->input.data(), at->out_peer.data()); }, kOpenMp});
     }
 #endif

@@ -30,11 +30,6 @@ double time_calls(const TimedCase& c, int calls, CacheState cache) {
 std::vector<std::vector<double>> time_interleaved_samples(const std::vector<TimedCase>& cases, int repetitions,
                                                           unsigned seed, int threads, CacheState cache) {
   std::vector<int> calls(cases.size());
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const double fastest =
-        std::min({time_calls(cases[i], 1, cache), time_calls(cases[i], 1, cache), time_calls(cases[i], 1, cache)});
-    calls[i] = calls_per_repetition(fastest * 1e-9, 2e-3, cache);
-  }
   std::vector<std::vector<double>> per_call(cases.size());
   std::mt19937 rng(seed);
   // The groups timed one after another: every case together on one thread, else one per runtime.
@@ -54,6 +49,14 @@ std::vector<std::vector<double>> time_interleaved_samples(const std::vector<Time
     // Before each runtime's turn, the other's workers finish spinning (libgomp spins about 300,000
     // pause instructions, some 10 ms, after each parallel region) on the cores this turn needs.
     if (groups.size() > 1) std::this_thread::sleep_for(kSettle);
+    // The warm-up, within the turn: after the pause this runtime's workers sleep and the caches hold
+    // the other runtime's data, and a calibration while the other's workers still spun would take
+    // calls for slower than they are.
+    for (std::size_t i : order) {
+      const double fastest =
+          std::min({time_calls(cases[i], 1, cache), time_calls(cases[i], 1, cache), time_calls(cases[i], 1, cache)});
+      calls[i] = calls_per_repetition(fastest * 1e-9, 2e-3, cache);
+    }
     for (int r = 0; r < repetitions; ++r) {
       std::shuffle(order.begin(), order.end(), rng);
       for (std::size_t i : order) per_call[i].push_back(time_calls(cases[i], calls[i], cache) / calls[i]);

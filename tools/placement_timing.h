@@ -2,9 +2,10 @@
 // (which cache sets, which pages) moves its time between two runs of one database by up to a fifth
 // on small depthwise layers, more than the differences `qtune run` judges; a run that saw one
 // placement reported verdicts the next run did not repeat. So each placement is made anew (inputs,
-// outputs, prepared kernels and peers allocated while the earlier placements are still held, so
-// that they land elsewhere), timed interleaved (time_interleaved), and the samples of all
-// placements are pooled: the median is over placements and the quartiles show their spread.
+// outputs and prepared kernels allocated while the earlier placements are still held, so that they
+// land elsewhere), the cases of all placements are timed as one interleaved set
+// (time_interleaved), and each case's samples are pooled over its placements: the median is over
+// placements and the quartiles show their spread.
 #pragma once
 
 #include <cstddef>
