@@ -10,7 +10,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long the thread runtimes get to go idle between their turns (time_interleaved).
+// How long the thread runtimes get to go idle between their turns (time_interleaved_samples).
 constexpr auto kSettle = std::chrono::milliseconds(50);
 
 // Nanoseconds of `calls` calls: back to back when warm, each timed after its eviction when cold.
@@ -63,14 +63,6 @@ std::vector<std::vector<double>> time_interleaved_samples(const std::vector<Time
     }
   }
   return per_call;
-}
-
-std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
-                                         int threads, CacheState cache) {
-  auto samples = time_interleaved_samples(cases, repetitions, seed, threads, cache);
-  std::vector<CaseTiming> out;
-  for (auto& s : samples) out.push_back(case_timing(std::move(s)));
-  return out;
 }
 
 }  // namespace qtune::cli

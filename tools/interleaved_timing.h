@@ -27,15 +27,13 @@ using qtune::CaseTiming;
 using qtune::case_timing;
 using qtune::verdict;
 
-// Per case: three warm-up calls (the fastest calibrates how many calls make one repetition of
-// about two milliseconds, so that short layers are not timed at the clock's resolution:
-// calls_per_repetition), then `repetitions` repetitions, interleaved across cases in a random order
-// drawn from `seed` (with threads > 1, across the cases of one runtime at a time: see TimedCase).
+// Per case, within its runtime's turn: three warm-up calls (the fastest calibrates how many calls
+// make one repetition of about two milliseconds, so that short layers are not timed at the clock's
+// resolution: calls_per_repetition), then `repetitions` repetitions, interleaved across cases in a
+// random order drawn from `seed` (with threads > 1, across the cases of one runtime at a time: see
+// TimedCase).
 // Cold: each call after an eviction (cache_state.h), timed on its own.
-std::vector<CaseTiming> time_interleaved(const std::vector<TimedCase>& cases, int repetitions, unsigned seed,
-                                         int threads, CacheState cache);
-
-// time_interleaved's samples: per case, the per-call time of each repetition, in nanoseconds.
+// Returns, per case, the per-call time of each repetition in nanoseconds (case_timing summarizes).
 std::vector<std::vector<double>> time_interleaved_samples(const std::vector<TimedCase>& cases, int repetitions,
                                                           unsigned seed, int threads, CacheState cache);
 

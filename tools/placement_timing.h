@@ -4,7 +4,7 @@
 // placement reported verdicts the next run did not repeat. So each placement is made anew (inputs,
 // outputs and prepared kernels allocated while the earlier placements are still held, so that they
 // land elsewhere), the cases of all placements are timed as one interleaved set
-// (time_interleaved), and each case's samples are pooled over its placements: the median is over
+// (time_interleaved_samples), and each case's samples are pooled over its placements: the median is over
 // placements and the quartiles show their spread.
 #pragma once
 

@@ -1,4 +1,4 @@
-// time_interleaved on a shared machine: when the process's threads waited for a CPU (other
+// Timing interleaved cases on a shared machine: when the process's threads waited for a CPU (other
 // processes had it) more than a threshold while the cases were timed, they are timed again, a
 // bounded number of times, and the least disturbed timing is kept: the rule of the tuner's
 // measurements (tuner/disturbance.h, docs/measurement-protocol.md "Disturbance").
@@ -27,7 +27,7 @@ struct DisturbanceClocks {
 };
 DisturbanceClocks system_disturbance_clocks();
 
-// `timed` runs one attempt (time_interleaved with its seed).
+// `timed` runs one attempt (time_at_placements with its seed).
 UndisturbedTiming time_undisturbed(const std::function<std::vector<CaseTiming>()>& timed, double max_waiting_share,
                                    int retries, const DisturbanceClocks& clocks = system_disturbance_clocks());
 
