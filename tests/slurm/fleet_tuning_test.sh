@@ -207,15 +207,21 @@ results=$scratch/run2
 tune_args="--trials 10 --confirm 0"
 submit --shards 2 --results "$results" --tune-args "$tune_args"
 log "run 2: array job $array (2 shards), merge job $merge"
+# The cancel waits until the task has run half a second past its first measurement as well:
+# cancelled about 0.1 s after its launch, while slurmctld still counted the launch as in
+# progress, a task was gone 8 ms later without publishing (seen once in CI; a published shard takes
+# about 100 ms), most likely killed before its SIGTERM path, which is what this test is about, could run.
 deadline=$((SECONDS + 60))
-count=0
-until ((count > 0)); do
+count=0 first_seen=""
+until ((count > 0)) && [ -n "$first_seen" ] && (($(date +%s%N) - first_seen >= 500000000)); do
   ((SECONDS < deadline)) || fail "shard 1 measured nothing within 60 s"
   sleep 0.1
   live=$(compgen -G "$TMPDIR/qtune-shard-1-of-2.db.*/shard-1-of-2.db" | head -n 1 || true)
   [ -n "$live" ] || continue
   count=$(sql "$live" 'SELECT count(*) FROM measurements' 2>/dev/null || echo 0)
+  if ((count > 0)) && [ -z "$first_seen" ]; then first_seen=$(date +%s%N); fi
 done
+[ "$(job_field "${array}_1" JobState)" = RUNNING ] || fail "shard 1 is $(job_field "${array}_1" JobState), not RUNNING, before the cancel"
 scancel "${array}_1"
 log "run 2: cancelled shard 1 (task ${array}_1) after its first measurement"
 state=$(wait_job "${array}_1" 60)
