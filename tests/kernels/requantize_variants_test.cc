@@ -12,6 +12,8 @@
 
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/requantize.h"
+#include "requantize/requant_plan.h"
+#include "requantize/requantize_internal.h"
 
 namespace qtune {
 namespace {
@@ -101,12 +103,21 @@ RequantParams for_columns(const RequantParams& p, std::size_t cols) {
 constexpr std::uint8_t kSentinel = 0xA5;
 
 // Runs `config` and compares every element with requantize_reference(); bytes in the stride gaps
-// must keep the sentinel.
-void check(const RequantizeConfig& config, const RequantParams& params, DType out_type, const Shape& s,
-           const std::vector<std::int32_t>& acc, const std::string& what) {
+// must keep the sentinel. Twice: through the public entry point (on x86, integer modes whose
+// scales have an exact fp32 equivalent run the fp32 epilogue), and with the plan in its own mode,
+// so that the integer epilogues stay covered for those scales too.
+void check_form(const RequantizeConfig& config, const RequantParams& params, DType out_type, const Shape& s,
+                const std::vector<std::int32_t>& acc, const std::string& what, bool own_mode) {
   std::vector<std::uint8_t> out(s.rows * s.out_stride + 1, kSentinel);
-  requantize(config, params, out_type, s.rows ? acc.data() : nullptr, s.rows, s.cols, s.acc_stride, out.data(),
-             s.out_stride);
+  if (own_mode) {
+    const detail::RequantPlan plan = detail::RequantPlan::make(params);
+    ASSERT_EQ(plan.mode, params.mode);
+    detail::requantize(config, plan.constants(), out_type, s.rows ? acc.data() : nullptr, s.rows, s.cols,
+                       s.acc_stride, out.data(), s.out_stride);
+  } else {
+    requantize(config, params, out_type, s.rows ? acc.data() : nullptr, s.rows, s.cols, s.acc_stride, out.data(),
+               s.out_stride);
+  }
   for (std::size_t r = 0; r < s.rows; ++r) {
     for (std::size_t c = 0; c < s.out_stride; ++c) {
       const std::uint8_t got_byte = out[r * s.out_stride + c];
@@ -122,6 +133,12 @@ void check(const RequantizeConfig& config, const RequantParams& params, DType ou
     }
   }
   ASSERT_EQ(out.back(), kSentinel) << what << ": wrote past the end";
+}
+
+void check(const RequantizeConfig& config, const RequantParams& params, DType out_type, const Shape& s,
+           const std::vector<std::int32_t>& acc, const std::string& what) {
+  ASSERT_NO_FATAL_FAILURE(check_form(config, params, out_type, s, acc, what, false));
+  ASSERT_NO_FATAL_FAILURE(check_form(config, params, out_type, s, acc, what + " (plan in its own mode)", true));
 }
 
 class RequantizeVariant : public ::testing::TestWithParam<RequantizeConfig> {};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "platform/isa_table.h"
 #include "platform/thread_pool.h"
 
 namespace qtune::detail {
@@ -99,7 +100,8 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
   affine_begin_ = static_cast<std::size_t>(std::clamp<std::int64_t>(first, 0, out_w_));
   affine_end_ = std::max(affine_begin_, static_cast<std::size_t>(std::clamp<std::int64_t>(end, 0, out_w_)));
   if (problem.out_type != DType::s32) {
-    plan_ = RequantPlan::make(kernel_->dot4 ? dot4_order(problem.requant) : problem.requant);
+    plan_ = RequantPlan::make(kernel_->dot4 ? dot4_order(problem.requant) : problem.requant,
+                              fp32_epilogue_if_exact(kernel_->isa));
     plan_constants_ = plan_.constants();
   }
 }

@@ -60,6 +60,11 @@ struct IsaRow {
   // unroll: its own, or that of the set it extends (AVX-VNNI runs AVX2's); null: scalar.
   RequantizeRowsFn separate_requantize = nullptr;
   int separate_requantize_unroll = 1;
+  // Integer-rounding layers run the fp32 epilogue where an fp32 scale is proven exactly equivalent
+  // (RequantPlan::make, requantize/fp32_equivalent.h): x86, where the 64-bit products of the
+  // integer modes cost 11-15 instructions per vector against 6. Not Arm, whose sqrdmulh + srshl
+  // are as short as the fp32 path.
+  bool fp32_epilogue_if_exact = false;
   // Default configuration (gemm_default_config, conv2d_default_config): the GEMM tiles, preferred
   // first (among them the one that pads M and N least wins); the tile for narrow layers
   // (N <= narrow_n, where wide tiles would mostly compute padding); the depthwise tiles.
@@ -74,5 +79,7 @@ struct IsaRow {
 std::span<const IsaRow> isa_table();
 // The row of `isa`, or null when it is not compiled in.
 const IsaRow* find_isa_row(Isa isa);
+// Whether `isa`'s kernels take an integer-rounding plan in its exact fp32 form (IsaRow).
+bool fp32_epilogue_if_exact(Isa isa);
 
 }  // namespace qtune::detail

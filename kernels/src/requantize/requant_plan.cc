@@ -1,12 +1,14 @@
 // Builds the flattened, padded requantization plan of one operator (see requant_plan.h).
 #include "requantize/requant_plan.h"
 
+#include "requantize/fp32_equivalent.h"
+
 #include <stdexcept>
 #include <string>
 
 namespace qtune::detail {
 
-RequantPlan RequantPlan::make(const RequantParams& p) {
+RequantPlan RequantPlan::make(const RequantParams& p, bool fp32_epilogue_if_exact) {
   // The plan is what every kernel's rounding-mode dispatch reads: nothing unchecked gets past here
   // (a mode outside the enum would fall through the dispatch into undefined behaviour).
   if (const std::string problem = p.check(); !problem.empty()) throw std::invalid_argument("RequantPlan: " + problem);
@@ -59,7 +61,26 @@ RequantPlan RequantPlan::make(const RequantParams& p) {
       plan.shift_count[parity][j] = 31 + r;
     }
   }
+  if (fp32_epilogue_if_exact) plan.use_fp32_equivalent(p);
   return plan;
+}
+
+void RequantPlan::use_fp32_equivalent(const RequantParams& p) {
+  if (mode == RoundingMode::fp32) return;
+  const std::size_t n = channel_count;
+  std::vector<float> equivalent(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::optional<float> s = fp32_equivalent_scale(mode, p.fixed[c], lo, hi);
+    if (!s) return;  // one channel without: the plan keeps its integer mode
+    equivalent[c] = *s;
+  }
+  for (std::size_t i = 0; i < scale.size(); ++i) {
+    // Per-tensor plans hold copies of their one channel; per-channel padding keeps scale 0.
+    const std::size_t c = per_channel ? i : 0;
+    scale[i] = c < n ? equivalent[c] : 0.0f;
+  }
+  fp32_equivalent_of = mode;
+  mode = RoundingMode::fp32;
 }
 
 RequantConstants RequantPlan::constants() const {

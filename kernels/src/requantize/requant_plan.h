@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "qtune/kernels/quant.h"
@@ -161,11 +162,21 @@ struct RequantPlan {
   // The array index holding channel c's constants (per-tensor plans ignore c).
   std::size_t index(std::size_t c) const { return per_channel ? c : 0; }
 
+  // The integer mode this plan computes in fp32 (mode == fp32, scale = the equivalent scales):
+  // set by make(p, true) where every channel has an fp32_equivalent_scale. The results are the
+  // same for every accumulator; only the instructions differ (fp32_equivalent.h).
+  std::optional<RoundingMode> fp32_equivalent_of;
+
   // Builds the plan; throws std::invalid_argument if p is inconsistent (sizes, shifts, bounds).
-  static RequantPlan make(const RequantParams& p);
+  // fp32_epilogue_if_exact: an integer mode whose every channel has an exactly equivalent fp32
+  // scale becomes an fp32 plan (for instruction sets whose fp32 epilogue is the cheaper one).
+  static RequantPlan make(const RequantParams& p, bool fp32_epilogue_if_exact = false);
 
   // The kernels' view; valid while this plan lives and is not modified.
   RequantConstants constants() const;
+
+ private:
+  void use_fp32_equivalent(const RequantParams& p);
 };
 
 // One element through the plan, channel c (ignored for per-tensor plans): the scalar kernel.
