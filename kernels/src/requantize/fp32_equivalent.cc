@@ -2,6 +2,7 @@
 #include "requantize/fp32_equivalent.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -37,10 +38,10 @@ constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
 // shift) moves the crossing by less than one accumulator for M >= 2^30; three leave room.
 constexpr std::int64_t kReach = 3;
 
-// Whether fp32 with `scale` crosses every level k in (lo, hi] where g does (fp32_equivalent.h).
-bool crosses_alike(const IntegerMode& g, float scale) {
-  const float lo_f = static_cast<float>(g.lo), hi_f = static_cast<float>(g.hi);
-  const auto f = [&](std::int64_t x) { return scalar::fp32(static_cast<std::int32_t>(x), scale, lo_f, hi_f); };
+// Whether f (an fp32 form, monotone) crosses every level k in (lo, hi] where g does
+// (fp32_equivalent.h).
+template <class F>
+bool crosses_alike(const IntegerMode& g, const F& f) {
   const int s = 31 - g.fixed.shift;
   for (std::int64_t k = std::int64_t{g.lo} + 1; k <= g.hi; ++k) {
     // g crosses k near x * M / 2^s = k - 1/2.
@@ -49,7 +50,7 @@ bool crosses_alike(const IntegerMode& g, float scale) {
     const std::int64_t a = std::clamp<std::int64_t>(static_cast<std::int64_t>(centre) - kReach, kMin, kMax);
     const std::int64_t b = std::clamp<std::int64_t>(static_cast<std::int64_t>(centre) + kReach, kMin, kMax);
     for (std::int64_t x = a; x <= b; ++x) {
-      if (f(x) != g(static_cast<std::int32_t>(x))) return false;
+      if (f(static_cast<std::int32_t>(x)) != g(static_cast<std::int32_t>(x))) return false;
     }
     // The crossing lies inside [a, b] (or beyond an int32 limit, for both functions alike).
     if (a != kMin && g(static_cast<std::int32_t>(a)) >= k) return false;
@@ -58,26 +59,43 @@ bool crosses_alike(const IntegerMode& g, float scale) {
   return true;
 }
 
+// v and its float neighbours, nearest first, then outward: another rounding of the same real
+// value can move a product off a boundary where the nearest lands on the wrong side.
+std::array<float, 5> around(float v) {
+  constexpr float kUp = std::numeric_limits<float>::infinity();
+  const float up = std::nextafter(v, kUp), down = std::nextafter(v, 0.0f);
+  return {v, up, down, std::nextafter(up, kUp), std::nextafter(down, 0.0f)};
+}
+
 }  // namespace
 
-std::optional<float> fp32_equivalent_scale(RoundingMode mode, FixedPointMultiplier fixed, std::int32_t lo,
-                                           std::int32_t hi) {
+std::optional<Fp32Form> fp32_equivalent(RoundingMode mode, FixedPointMultiplier fixed, std::int32_t lo,
+                                        std::int32_t hi) {
   if (mode == RoundingMode::fp32 || fixed.multiplier <= 0 || lo > hi) return std::nullopt;
-  // tflite and arm: x << l wraps (not monotone) for e > 0, and for e < 0 their second rounding
-  // moves every boundary by 2^30 / M accumulators (fp32_equivalent.h): only e = 0 can match.
-  if ((mode == RoundingMode::tflite || mode == RoundingMode::arm) && fixed.shift != 0) return std::nullopt;
+  // tflite and arm: x << l wraps for e > 0 (not monotone). arm with e < 0 would need an offset of
+  // one sign for every result (its roundings both break ties up): not offered.
+  const bool twice = mode == RoundingMode::tflite || mode == RoundingMode::arm;
+  if (twice && fixed.shift > 0) return std::nullopt;
+  if (mode == RoundingMode::arm && fixed.shift < 0) return std::nullopt;
   const IntegerMode g{mode, fixed, lo, hi};
+  const float lo_f = static_cast<float>(lo), hi_f = static_cast<float>(hi);
   const float nearest = static_cast<float>(std::ldexp(static_cast<double>(fixed.multiplier), fixed.shift - 31));
-  // The nearest float first, then its neighbours outward: another rounding of the same real scale
-  // can move a product off a boundary where the nearest lands on the wrong side.
-  constexpr float kUp = std::numeric_limits<float>::infinity();
-  const float candidates[] = {nearest,
-                              std::nextafter(nearest, kUp),
-                              std::nextafter(nearest, 0.0f),
-                              std::nextafter(std::nextafter(nearest, kUp), kUp),
-                              std::nextafter(std::nextafter(nearest, 0.0f), 0.0f)};
-  for (const float candidate : candidates) {
-    if (std::isnormal(candidate) && crosses_alike(g, candidate)) return candidate;
+  // tflite with r = -e > 0: its first rounding moves the boundaries by 2^-(r+1) away from zero.
+  const float shift_offset = mode == RoundingMode::tflite && fixed.shift < 0 ? std::ldexp(1.0f, fixed.shift - 1) : 0.0f;
+  for (const float scale : around(nearest)) {
+    if (!std::isnormal(scale)) continue;
+    if (shift_offset == 0.0f) {
+      if (crosses_alike(g, [&](std::int32_t x) { return scalar::fp32(x, scale, lo_f, hi_f); })) {
+        return Fp32Form{scale, 0.0f};
+      }
+      continue;
+    }
+    for (const float offset : around(shift_offset)) {
+      if (!std::isnormal(offset)) continue;
+      if (crosses_alike(g, [&](std::int32_t x) { return scalar::fp32_offset(x, scale, offset, lo_f, hi_f); })) {
+        return Fp32Form{scale, offset};
+      }
+    }
   }
   return std::nullopt;
 }

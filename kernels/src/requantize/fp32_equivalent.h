@@ -1,34 +1,37 @@
-// An fp32 scale that computes an integer rounding mode exactly: the strength reduction behind the
-// fp32 epilogue of integer-rounding layers on x86 (RequantPlan::make).
+// An fp32 form (a scale, and for tflite an offset) that computes an integer rounding mode exactly:
+// the strength reduction behind the fp32 epilogue of integer-rounding layers on x86
+// (RequantPlan::make).
 //
 // Requantizing 16 lanes in the integer modes takes two 32x32->64-bit products (even and odd
 // lanes), a rounding and a shift on each half and a re-interleave: 11 to 15 instructions against
 // the fp32 path's 6 (convert, multiply, clamp, convert back). Small-K layers (1x1 and depthwise
-// convolutions) spend about half their time there. For most multipliers of the single roundings
-// one float scale s gives every int32 accumulator the same clamped result as the integer mode,
-// and that can be proven per channel, for all 2^32 accumulators, without trying them:
+// convolutions) spend about half their time there. For most multipliers one float scale s gives
+// every int32 accumulator the same clamped result as the integer mode, and that can be proven per
+// channel, for all 2^32 accumulators, without trying them:
 //
 //  - Both functions, clamped to [lo, hi], are monotone non-decreasing in the accumulator x: the
-//    integer modes for a positive multiplier without left shift (tflite and arm wrap x << l; so
-//    only l = 0), and fp32 because int -> float, the multiplication by s > 0, the clamp and the
-//    round-to-nearest-even conversion are each monotone.
+//    integer modes for a positive multiplier without left shift (tflite and arm wrap x << l), and
+//    fp32 because int -> float, the multiplication by s > 0, the clamp and the round-to-nearest-
+//    even conversion are each monotone.
 //  - Two monotone functions from int32 to [lo, hi] are equal iff, for every k in (lo, hi], they
 //    cross k at the same accumulator: min{x : f(x) >= k} = min{x : g(x) >= k} (or neither does).
 //  - The integer mode crosses k within a few units of (k - 1/2) * 2^s / M. Where f and g agree on
 //    every accumulator of a small window around that point, and g is below k at its lower end and
 //    at least k at its upper end, both cross k at the same place inside it.
 //
-// So (hi - lo) windows of 7 accumulators settle it. A candidate scale fails where some integer
-// accumulator lands within float rounding error of a rounding boundary; the nearest float to
-// M * 2^-s and its neighbours are tried. For the single roundings (upward, tonearest) about 80% of
-// random scales in [1e-4, 0.5] with an int8 output range have one.
+// So (hi - lo) windows of 7 accumulators settle it. A candidate fails where some integer
+// accumulator lands within float rounding error of a rounding boundary, or on an exact tie the two
+// break differently (scale 0.5: upward breaks ties up, fp32 to even); the nearest float to
+// M * 2^-s and two neighbours on each side are tried.
 //
-// Not tflite or arm with a right shift r > 0, the usual case: their first rounding (at 2^31, then
-// a second by 2^r) moves every boundary by 2^-(r+1) output units toward zero for positive and
-// away from it for negative results, that is by 2^30 / M, between 0.5 and 1 accumulators, which no
-// scale alone reproduces. fma(x, s, copysign(2^-(r+1), x)) does (a prototype found such s and
-// offset for 78% of the same random scales); that needs an epilogue with a signed offset, not yet
-// written.
+// tflite with a right shift r > 0 (every scale below 0.5): its first rounding, at 2^31 before the
+// shift by 2^r, moves every boundary by 2^-(r+1) output units away from zero, that is by 2^30 / M
+// (0.5 to 1) accumulators, which no scale alone reproduces. The fp32 form with a signed offset
+// (kFp32Offset), fma(x, s, copysign(o, x)) with o near 2^-(r+1), does: monotone as well (o >= 0),
+// proven the same way, and 2 instructions more than plain fp32, still half of tflite's.
+// About 80% of random scales in [1e-4, 0.5] with an int8 output range have a form, for upward,
+// tonearest and tflite alike (Fp32Equivalent tests). arm with r > 0 would need an offset of one
+// sign for every result: not offered.
 #pragma once
 
 #include <cstdint>
@@ -38,11 +41,18 @@
 
 namespace qtune::detail {
 
-// A float scale with which scalar::fp32(x, scale, lo, hi) equals the clamped integer mode
-// (scalar::tflite / arm / upward / tonearest, then clamped to [lo, hi]) for every int32 x; none
-// where the proof above does not apply (mode fp32, a zero multiplier, tflite or arm with a shift)
-// or no candidate passes.
-std::optional<float> fp32_equivalent_scale(RoundingMode mode, FixedPointMultiplier fixed, std::int32_t lo,
-                                           std::int32_t hi);
+// What fp32 computes instead of the integer mode: scale, and the offset of kFp32Offset (0: plain
+// fp32).
+struct Fp32Form {
+  float scale = 0.0f;
+  float offset = 0.0f;
+};
+
+// An fp32 form with which scalar::fp32 (offset 0) or scalar::fp32_offset equals the clamped
+// integer mode (scalar::tflite / arm / upward / tonearest, then clamped to [lo, hi]) for every
+// int32 accumulator; none where the proof above does not apply (mode fp32, a zero multiplier, a
+// left shift in tflite or arm, arm with a right shift) or no candidate passes.
+std::optional<Fp32Form> fp32_equivalent(RoundingMode mode, FixedPointMultiplier fixed, std::int32_t lo,
+                                        std::int32_t hi);
 
 }  // namespace qtune::detail

@@ -30,7 +30,8 @@ RequantPlan RequantPlan::make(const RequantParams& p, bool fp32_epilogue_if_exac
   const std::size_t size = plan.per_channel ? n + kMaxLanes : kMaxLanes;
   auto resize = [size](auto&... arrays) { (arrays.assign(size, {}), ...); };
   resize(plan.multiplier, plan.left_shift, plan.right_shift, plan.rdpot_mask, plan.rdpot_half,
-         plan.arm_round_shift, plan.arm_round_bit, plan.product_shift, plan.product_shift_m1, plan.scale);
+         plan.arm_round_shift, plan.arm_round_bit, plan.product_shift, plan.product_shift_m1, plan.scale,
+         plan.fp32_offset);
   for (std::size_t i = 0; i < size; ++i) {
     const std::size_t c = plan.per_channel ? i : 0;
     const FixedPointMultiplier f = c < n ? p.fixed[c] : FixedPointMultiplier{0, 0};
@@ -68,19 +69,22 @@ RequantPlan RequantPlan::make(const RequantParams& p, bool fp32_epilogue_if_exac
 void RequantPlan::use_fp32_equivalent(const RequantParams& p) {
   if (mode == RoundingMode::fp32) return;
   const std::size_t n = channel_count;
-  std::vector<float> equivalent(n);
+  std::vector<Fp32Form> forms(n);
+  bool any_offset = false;
   for (std::size_t c = 0; c < n; ++c) {
-    const std::optional<float> s = fp32_equivalent_scale(mode, p.fixed[c], lo, hi);
-    if (!s) return;  // one channel without: the plan keeps its integer mode
-    equivalent[c] = *s;
+    const std::optional<Fp32Form> form = fp32_equivalent(mode, p.fixed[c], lo, hi);
+    if (!form) return;  // one channel without: the plan keeps its integer mode
+    forms[c] = *form;
+    any_offset = any_offset || form->offset != 0.0f;
   }
   for (std::size_t i = 0; i < scale.size(); ++i) {
-    // Per-tensor plans hold copies of their one channel; per-channel padding keeps scale 0.
+    // Per-tensor plans hold copies of their one channel; per-channel padding keeps 0.
     const std::size_t c = per_channel ? i : 0;
-    scale[i] = c < n ? equivalent[c] : 0.0f;
+    scale[i] = c < n ? forms[c].scale : 0.0f;
+    fp32_offset[i] = c < n ? forms[c].offset : 0.0f;
   }
   fp32_equivalent_of = mode;
-  mode = RoundingMode::fp32;
+  mode = any_offset ? kFp32Offset : RoundingMode::fp32;
 }
 
 RequantConstants RequantPlan::constants() const {
@@ -103,6 +107,7 @@ RequantConstants RequantPlan::constants() const {
   c.product_shift = product_shift.data();
   c.product_shift_m1 = product_shift_m1.data();
   c.scale = scale.data();
+  c.fp32_offset = fp32_offset.data();
   c.any_left_shift = any_left_shift;
   for (int parity = 0; parity < 2; ++parity) {
     c.shift_add[parity] = shift_add[parity].data();

@@ -14,6 +14,16 @@
 
 namespace qtune::detail {
 
+// The fp32 epilogue with a signed offset: round_half_even(clamp(fma(float(x), s, copysign(o, x)))),
+// the exact form of tflite's double rounding for most scales (requantize/fp32_equivalent.h). An
+// internal mode of plans and kernels only, never in RequantParams, keys or anything printed: a
+// RoundingMode value outside the named ones, so that with_rounding_mode() hands it to the kernels
+// as a compile-time constant like the others.
+inline constexpr RoundingMode kFp32Offset = static_cast<RoundingMode>(100);
+// The modes the kernels compute in float (fp32, and fp32 with an offset).
+template <RoundingMode Mode>
+inline constexpr bool kFloatEpilogue = Mode == RoundingMode::fp32 || Mode == kFp32Offset;
+
 // The scalar math of every mode, from primitive values. Each returns the value BEFORE the zero
 // point is added; requantize_scalar() clamps it to [qmin - zp, qmax - zp] and adds zp.
 namespace scalar {
@@ -73,6 +83,16 @@ inline std::int32_t fp32(std::int32_t acc, float scale, float lo, float hi) {
   return static_cast<std::int32_t>(__builtin_nearbyintf(f));
 }
 
+// kFp32Offset: scalar::fp32 with the product fused with +-offset (the sign of acc; +offset for 0),
+// like vfmadd with the sign merged into the addend.
+inline std::int32_t fp32_offset(std::int32_t acc, float scale, float offset, float lo, float hi) {
+  const float x = static_cast<float>(acc);
+  float f = __builtin_fmaf(x, scale, __builtin_copysignf(offset, x));
+  f = f > lo ? f : lo;
+  f = f < hi ? f : hi;
+  return static_cast<std::int32_t>(__builtin_nearbyintf(f));
+}
+
 inline std::int32_t clamp_then_offset(std::int64_t v, std::int32_t lo, std::int32_t hi, std::int32_t zp) {
   const std::int64_t c = v < lo ? lo : (v > hi ? hi : v);
   return static_cast<std::int32_t>(c) + zp;
@@ -102,6 +122,7 @@ struct RequantConstants {
   const std::int32_t* product_shift = nullptr;
   const std::int32_t* product_shift_m1 = nullptr;
   const float* scale = nullptr;
+  const float* fp32_offset = nullptr;  // kFp32Offset: o of each channel (>= 0)
   // 64-bit constants of the one-shift form of tflite and arm (RequantPlan::shift_add), by channel
   // parity: [c % 2][c / 2] holds channel c's, so that the even and the odd lanes of a vector at
   // any channel are both contiguous 64-bit loads.
@@ -123,7 +144,7 @@ struct RequantConstants {
 // instructions per 16 outputs that small-K layers spend mostly in their epilogue.
 inline bool u8_full_range_epilogue(const RequantConstants& plan, RoundingMode mode) {
   if (plan.qmax != 255) return false;
-  return mode == RoundingMode::fp32 || (mode == RoundingMode::tflite && !plan.any_left_shift);
+  return mode == RoundingMode::fp32 || mode == kFp32Offset || (mode == RoundingMode::tflite && !plan.any_left_shift);
 }
 
 struct RequantPlan {
@@ -149,7 +170,8 @@ struct RequantPlan {
   std::vector<std::int32_t> arm_round_bit;     // r >= 1 ? 1 : 0 (arm)
   std::vector<std::int32_t> product_shift;     // s = 31 - e in [1, 62]: shift of the 64-bit product
   std::vector<std::int32_t> product_shift_m1;  // s - 1 (upward, tonearest)
-  std::vector<float> scale;                    // scales_f32 (fp32)
+  std::vector<float> scale;                    // scales_f32 (fp32), or the equivalent scales
+  std::vector<float> fp32_offset;              // kFp32Offset: o >= 0 of each channel (else 0)
   // tflite and arm as one rounding of the 64-bit product p = x * M (x = acc << l): both double
   // roundings equal (p + add - [p < -2^30] * sub) >> count, with add = 2^30 + (r > 0 ? 2^(30+r) : 0),
   // sub = (r > 0 ? 2^31 : 0) for tflite (0 for arm: ties up need no correction), count = 31 + r
@@ -162,9 +184,9 @@ struct RequantPlan {
   // The array index holding channel c's constants (per-tensor plans ignore c).
   std::size_t index(std::size_t c) const { return per_channel ? c : 0; }
 
-  // The integer mode this plan computes in fp32 (mode == fp32, scale = the equivalent scales):
-  // set by make(p, true) where every channel has an fp32_equivalent_scale. The results are the
-  // same for every accumulator; only the instructions differ (fp32_equivalent.h).
+  // The integer mode this plan computes in float (mode fp32 or kFp32Offset, scale and fp32_offset
+  // the equivalent forms): set by make(p, true) where every channel has an fp32_equivalent. The
+  // results are the same for every accumulator; only the instructions differ (fp32_equivalent.h).
   std::optional<RoundingMode> fp32_equivalent_of;
 
   // Builds the plan; throws std::invalid_argument if p is inconsistent (sizes, shifts, bounds).
@@ -194,6 +216,10 @@ inline std::int32_t requantize_scalar(std::int32_t acc, const RequantConstants& 
     v = scalar::tonearest(acc, m, plan.product_shift[i]);
   } else if constexpr (Mode == RoundingMode::arm) {
     v = scalar::arm(acc, m, plan.left_shift[i], plan.right_shift[i]);
+  } else if constexpr (Mode == kFp32Offset) {
+    return scalar::fp32_offset(acc, plan.scale[i], plan.fp32_offset[i], static_cast<float>(plan.lo),
+                               static_cast<float>(plan.hi)) +
+           plan.zero_point;
   } else {
     static_assert(Mode == RoundingMode::fp32);
     return scalar::fp32(acc, plan.scale[i], static_cast<float>(plan.lo), static_cast<float>(plan.hi)) +
@@ -207,14 +233,18 @@ inline std::int32_t requantize_scalar(std::int32_t acc, const RequantConstants& 
 // once per call (a tile, a row) and never per vector.
 template <class F>
 decltype(auto) with_rounding_mode(RoundingMode mode, F&& f) {
-  switch (mode) {
-    case RoundingMode::tflite: return f.template operator()<RoundingMode::tflite>();
-    case RoundingMode::upward: return f.template operator()<RoundingMode::upward>();
-    case RoundingMode::tonearest: return f.template operator()<RoundingMode::tonearest>();
-    case RoundingMode::arm: return f.template operator()<RoundingMode::arm>();
-    case RoundingMode::fp32: return f.template operator()<RoundingMode::fp32>();
+  // On the underlying value: kFp32Offset is no enumerator (a case of it would warn under -Wswitch).
+  constexpr auto value = [](RoundingMode m) { return static_cast<int>(m); };
+  switch (value(mode)) {
+    case value(RoundingMode::tflite): return f.template operator()<RoundingMode::tflite>();
+    case value(RoundingMode::upward): return f.template operator()<RoundingMode::upward>();
+    case value(RoundingMode::tonearest): return f.template operator()<RoundingMode::tonearest>();
+    case value(RoundingMode::arm): return f.template operator()<RoundingMode::arm>();
+    case value(RoundingMode::fp32): return f.template operator()<RoundingMode::fp32>();
+    case value(kFp32Offset): return f.template operator()<kFp32Offset>();
+    default: break;
   }
-  __builtin_unreachable();  // every RoundingMode is handled above
+  __builtin_unreachable();  // RequantPlan::make admits no other mode
 }
 
 }  // namespace qtune::detail

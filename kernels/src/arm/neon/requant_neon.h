@@ -32,7 +32,7 @@ template <RoundingMode Mode>
 struct RequantLanes {
   int32x4_t multiplier, left_shift, neg_right_shift;  // tflite, arm
   int64x2_t neg_product_shift_lo, neg_product_shift_hi;  // upward, tonearest: -(31 - e)
-  float32x4_t scale;                                   // fp32
+  float32x4_t scale, offset;                           // fp32, kFp32Offset
   int32x4_t lo, hi, zero_point;
   float32x4_t lo_f, hi_f;
 };
@@ -54,8 +54,9 @@ inline RequantLanes<Mode> load_requant_lanes(const RequantConstants& plan, std::
     q.neg_product_shift_lo = vmovl_s32(vget_low_s32(neg_shift));
     q.neg_product_shift_hi = vmovl_high_s32(neg_shift);
   } else {
-    static_assert(Mode == RoundingMode::fp32);
+    static_assert(kFloatEpilogue<Mode>);
     q.scale = vld1q_f32(&plan.scale[i]);
+    if constexpr (Mode == kFp32Offset) q.offset = vld1q_f32(&plan.fp32_offset[i]);
     q.lo_f = vdupq_n_f32(static_cast<float>(plan.lo));
     q.hi_f = vdupq_n_f32(static_cast<float>(plan.hi));
   }
@@ -85,8 +86,18 @@ inline int32x4_t requantize4(int32x4_t acc, const RequantLanes<Mode>& q) {
     const int64x2_t hi = single_rounding_half<Mode>(vmull_high_s32(acc, q.multiplier), q.neg_product_shift_hi);
     v = vminq_s32(vmaxq_s32(vqmovn_high_s64(vqmovn_s64(lo), hi), q.lo), q.hi);
   } else {
-    static_assert(Mode == RoundingMode::fp32);
-    float32x4_t f = vmulq_f32(vcvtq_f32_s32(acc), q.scale);
+    static_assert(kFloatEpilogue<Mode>);
+    const float32x4_t x = vcvtq_f32_s32(acc);
+    float32x4_t f;
+    if constexpr (Mode == kFp32Offset) {
+      // The offset with the sign of x (scalar::fp32_offset), fused with the product. Arm plans do
+      // not take this form (IsaRow::fp32_epilogue_if_exact); it is here so that every mode has a
+      // kernel.
+      const float32x4_t offset = vbslq_f32(vdupq_n_u32(0x80000000u), x, q.offset);
+      f = vfmaq_f32(offset, x, q.scale);
+    } else {
+      f = vmulq_f32(x, q.scale);
+    }
     f = vminq_f32(vmaxnmq_f32(f, q.lo_f), q.hi_f);
     v = vcvtnq_s32_f32(f);
   }

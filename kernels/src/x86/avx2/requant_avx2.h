@@ -107,10 +107,18 @@ __attribute__((always_inline)) inline __m256i requantize8(__m256i acc, const Req
     v = single_rounding<Mode == RoundingMode::tonearest>(acc, load8(&plan.multiplier[i]),
                                                          load8(&plan.product_shift_m1[i]), plan.lo, plan.hi);
   } else {
-    static_assert(Mode == RoundingMode::fp32);
+    static_assert(kFloatEpilogue<Mode>);
     // maxps/minps return the second operand for a NaN first operand: a NaN becomes lo, as in
     // scalar::fp32. cvtps2dq rounds half to even under the default MXCSR.
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(&plan.scale[i]));
+    const __m256 x = _mm256_cvtepi32_ps(acc);
+    __m256 f;
+    if constexpr (Mode == kFp32Offset) {
+      // The offset with the sign of x (scalar::fp32_offset), fused with the product.
+      const __m256 sign = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<std::int32_t>(0x80000000u))));
+      f = _mm256_fmadd_ps(x, _mm256_loadu_ps(&plan.scale[i]), _mm256_or_ps(sign, _mm256_loadu_ps(&plan.fp32_offset[i])));
+    } else {
+      f = _mm256_mul_ps(x, _mm256_loadu_ps(&plan.scale[i]));
+    }
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(static_cast<float>(plan.lo))),
                       _mm256_set1_ps(static_cast<float>(plan.hi)));
     v = _mm256_cvtps_epi32(f);

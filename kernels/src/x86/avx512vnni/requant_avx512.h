@@ -67,7 +67,8 @@ struct RequantLanes {
   __m512i add_even, add_odd, sub_even, sub_odd, count_even, count_odd;
   // upward, tonearest: multiplier_even / _odd and the 64-bit shifts s - 1 of each half.
   __m512i shift_m1_even, shift_m1_odd;
-  __m512 scale;  // fp32
+  __m512 scale;   // fp32, kFp32Offset
+  __m512 offset;  // kFp32Offset
 };
 
 inline __m512i load8_by_parity(const std::int64_t* const (&by_parity)[2], std::size_t c) {
@@ -80,8 +81,9 @@ __attribute__((always_inline)) inline RequantLanes<Mode> load_requant_lanes(cons
   // Per-tensor plans hold copies of their one channel: index 0 for every lane.
   const std::size_t even = plan.per_channel ? channel : 0, odd = plan.per_channel ? channel + 1 : 0;
   RequantLanes<Mode> q{};  // members a mode does not use stay zero (and are optimized away)
-  if constexpr (Mode == RoundingMode::fp32) {
+  if constexpr (kFloatEpilogue<Mode>) {
     q.scale = _mm512_loadu_ps(&plan.scale[even]);
+    if constexpr (Mode == kFp32Offset) q.offset = _mm512_loadu_ps(&plan.fp32_offset[even]);
   } else {
     // Lane 2j + 1 of M at `channel` is the low dword of lane j of an M load one channel later.
     q.multiplier_even = load16(&plan.multiplier[even]);
@@ -130,6 +132,20 @@ __attribute__((always_inline)) inline __m512i one_shift(__m512i x, const Requant
   return _mm512_mask_shuffle_epi32(even, kOddLanes, odd, _MM_PERM_CCAA);
 }
 
+// float(acc) * scale, and for kFp32Offset fused with the offset carrying acc's sign (ternlog 0xEA
+// is (A & B) | C: the sign bit of acc's float, or'ed into the non-negative offset).
+template <RoundingMode Mode>
+__attribute__((always_inline)) inline __m512 scaled(__m512i acc, const RequantLanes<Mode>& q) {
+  const __m512 x = _mm512_cvtepi32_ps(acc);
+  if constexpr (Mode == kFp32Offset) {
+    const __m512i sign = _mm512_set1_epi32(static_cast<std::int32_t>(0x80000000u));
+    const __m512i offset = _mm512_ternarylogic_epi32(_mm512_castps_si512(x), sign, _mm512_castps_si512(q.offset), 0xEA);
+    return _mm512_fmadd_ps(x, q.scale, _mm512_castsi512_ps(offset));
+  } else {
+    return _mm512_mul_ps(x, q.scale);
+  }
+}
+
 inline __m512i clamp_epi32(__m512i v, std::int32_t lo, std::int32_t hi) {
   return _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi));
 }
@@ -148,10 +164,10 @@ __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const Re
     v = single_rounding<Mode == RoundingMode::tonearest>(acc, q.multiplier_even, q.multiplier_odd, q.shift_m1_even,
                                                          q.shift_m1_odd, plan.lo, plan.hi);
   } else {
-    static_assert(Mode == RoundingMode::fp32);
+    static_assert(kFloatEpilogue<Mode>);
     // maxps/minps return the second operand for a NaN first operand (as scalar::fp32);
     // cvtps2dq rounds half to even under the default MXCSR.
-    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), q.scale);
+    __m512 f = scaled<Mode>(acc, q);
     f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(static_cast<float>(plan.lo))),
                       _mm512_set1_ps(static_cast<float>(plan.hi)));
     v = _mm512_cvtps_epi32(f);
@@ -167,14 +183,13 @@ __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const Re
 template <RoundingMode Mode>
 __attribute__((always_inline)) inline __m512i requantize16_u8_full(__m512i acc, const RequantLanes<Mode>& q,
                                                                    const RequantConstants& plan) {
-  static_assert(Mode == RoundingMode::tflite || Mode == RoundingMode::fp32);
+  static_assert(Mode == RoundingMode::tflite || kFloatEpilogue<Mode>);
   __m512i v;
   if constexpr (Mode == RoundingMode::tflite) {
     v = _mm512_max_epi32(one_shift<Mode>(acc, q), _mm512_set1_epi32(plan.lo));
   } else {
     // maxps returns the second operand for a NaN first operand (as scalar::fp32).
-    const __m512 f = _mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc), q.scale),
-                                   _mm512_set1_ps(static_cast<float>(plan.lo)));
+    const __m512 f = _mm512_max_ps(scaled<Mode>(acc, q), _mm512_set1_ps(static_cast<float>(plan.lo)));
     v = _mm512_cvtps_epi32(f);
   }
   return _mm512_add_epi32(v, _mm512_set1_epi32(plan.zero_point));
