@@ -280,8 +280,11 @@ struct GemmTileKernel {
   }
 
   // U8Full: the short u8 epilogue of the whole tiles (HasU8FullRangeEpilogue).
+  // Always inlined, like every part of the epilogue (the mode's dispatch and lambda below too): as
+  // a call (GCC's choice once the tile had an epilogue for kFp32Offset as well) the accumulators
+  // went through memory and the 12x32 and 8x48 tiles' K loops lost their registers (2x slower).
   template <RoundingMode Mode, class Out, bool U8Full>
-  static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
+  __attribute__((always_inline)) static inline void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
     const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
     auto* c = static_cast<Out*>(args.c);
     if (args.rows == MR && args.cols == NR) {
@@ -323,8 +326,8 @@ struct GemmTileKernel {
   }
 
   template <class Out>
-  static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
-    with_rounding_mode(args.plan->mode, [&]<RoundingMode Mode>() {
+  __attribute__((always_inline)) static inline void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
+    with_rounding_mode_inlined(args.plan->mode, [&]<RoundingMode Mode>() __attribute__((always_inline)) {
       if constexpr (std::is_same_v<Out, std::uint8_t> && HasU8FullRangeEpilogue<T, Mode>) {
         if (u8_full_range_epilogue(*args.plan, Mode)) return write_requantized<Mode, Out, true>(t, args);
       }
@@ -332,7 +335,7 @@ struct GemmTileKernel {
     });
   }
 
-  static void write_output(const Tile& t, const GemmUkernelArgs& args) {
+  __attribute__((always_inline)) static inline void write_output(const Tile& t, const GemmUkernelArgs& args) {
     switch (args.output) {
       case UkernelOutput::s32: {
         auto* c = static_cast<std::int32_t*>(args.c);

@@ -230,9 +230,16 @@ inline std::int32_t requantize_scalar(std::int32_t acc, const RequantConstants& 
 
 // Calls f.template operator()<Mode>() with `mode` as a compile-time constant: the one switch of
 // every kernel that instantiates its requantization per rounding mode, so that the mode is decided
-// once per call (a tile, a row) and never per vector.
+// once per call (a tile, a row) and never per vector. Inlined or not as the compiler sees fit:
+// kernels that pick their common forms before it keep the rest out of their loops this way.
 template <class F>
-decltype(auto) with_rounding_mode(RoundingMode mode, F&& f) {
+decltype(auto) with_rounding_mode(RoundingMode mode, F&& f);
+
+// The same switch, always inlined into its caller: for the GEMM tile, whose accumulators must
+// stay in registers through the dispatch into an always-inlined epilogue (as a call they went
+// through memory and the 12x32 and 8x48 tiles' K loops lost their registers: 2x slower).
+template <class F>
+__attribute__((always_inline)) inline decltype(auto) with_rounding_mode_inlined(RoundingMode mode, F&& f) {
   // On the underlying value: kFp32Offset is no enumerator (a case of it would warn under -Wswitch).
   constexpr auto value = [](RoundingMode m) { return static_cast<int>(m); };
   switch (value(mode)) {
@@ -245,6 +252,11 @@ decltype(auto) with_rounding_mode(RoundingMode mode, F&& f) {
     default: break;
   }
   __builtin_unreachable();  // RequantPlan::make admits no other mode
+}
+
+template <class F>
+decltype(auto) with_rounding_mode(RoundingMode mode, F&& f) {
+  return with_rounding_mode_inlined(mode, static_cast<F&&>(f));
 }
 
 }  // namespace qtune::detail
