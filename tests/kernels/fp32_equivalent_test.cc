@@ -43,10 +43,13 @@ std::optional<std::int64_t> first_difference(RoundingMode mode, FixedPointMultip
                                                 : scalar::fp32_offset(x32, form.scale, form.offset, lo_f, hi_f);
     return fp != integer_mode(mode, x32, f, lo, hi);
   };
-  constexpr std::int64_t kMin = std::numeric_limits<std::int32_t>::min(), kMax = std::numeric_limits<std::int32_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int32_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
   const double real = std::ldexp(static_cast<double>(f.multiplier), f.shift - 31);
-  const std::int64_t first = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::floor((lo - 1) / real)) - 16, kMin, kMax);
-  const std::int64_t last = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil((hi + 1) / real)) + 16, kMin, kMax);
+  const auto at = [](double x) {
+    return static_cast<std::int64_t>(std::clamp(x, static_cast<double>(kMin), static_cast<double>(kMax)));
+  };
+  const std::int64_t first = at(std::floor((lo - 1) / real) - 16), last = at(std::ceil((hi + 1) / real) + 16);
   const std::int64_t step = std::max<std::int64_t>(1, (last - first) >> 22);
   for (std::int64_t x = first; x <= last; x += step) {
     if (differs(x)) return x;
@@ -122,7 +125,7 @@ TEST(Fp32Equivalent, RefusesWhatItsProofDoesNotCover) {
   EXPECT_FALSE(fp32_equivalent(RoundingMode::upward, quantize_multiplier(0.0), -128, 127).has_value());
 }
 
-// The first of `scales` (searched from 1e-3 upward) that has a form for `mode` and the int8 range.
+// The first scale from 1e-3 upward (in steps of 1.3%) that has a form for `mode` and the int8 range.
 double scale_with_form(RoundingMode mode) {
   for (double s = 1e-3; s < 0.5; s *= 1.013) {
     if (fp32_equivalent(mode, quantize_multiplier(s), -128, 127)) return s;

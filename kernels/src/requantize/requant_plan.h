@@ -190,8 +190,9 @@ struct RequantPlan {
   std::optional<RoundingMode> fp32_equivalent_of;
 
   // Builds the plan; throws std::invalid_argument if p is inconsistent (sizes, shifts, bounds).
-  // fp32_epilogue_if_exact: an integer mode whose every channel has an exactly equivalent fp32
-  // scale becomes an fp32 plan (for instruction sets whose fp32 epilogue is the cheaper one).
+  // fp32_epilogue_if_exact: an integer mode whose every channel has an exactly equivalent float
+  // form becomes an fp32 or kFp32Offset plan (for instruction sets whose float epilogue is the
+  // cheaper one: IsaRow::fp32_epilogue_if_exact).
   static RequantPlan make(const RequantParams& p, bool fp32_epilogue_if_exact = false);
 
   // The kernels' view; valid while this plan lives and is not modified.

@@ -114,8 +114,9 @@ __attribute__((always_inline)) inline __m256i requantize8(__m256i acc, const Req
     __m256 f;
     if constexpr (Mode == kFp32Offset) {
       // The offset with the sign of x (scalar::fp32_offset), fused with the product.
-      const __m256 sign = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<std::int32_t>(0x80000000u))));
-      f = _mm256_fmadd_ps(x, _mm256_loadu_ps(&plan.scale[i]), _mm256_or_ps(sign, _mm256_loadu_ps(&plan.fp32_offset[i])));
+      const __m256 sign_bit = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<std::int32_t>(0x80000000u)));
+      const __m256 offset = _mm256_or_ps(_mm256_and_ps(x, sign_bit), _mm256_loadu_ps(&plan.fp32_offset[i]));
+      f = _mm256_fmadd_ps(x, _mm256_loadu_ps(&plan.scale[i]), offset);
     } else {
       f = _mm256_mul_ps(x, _mm256_loadu_ps(&plan.scale[i]));
     }
