@@ -15,6 +15,8 @@ function(qtune_defaults target)
   target_compile_features(${target} PUBLIC cxx_std_20)
   if(QTUNE_SANITIZE)
     target_compile_options(${target} PRIVATE ${QTUNE_SANITIZER_FLAGS})
+    # For code that forces inlining for speed only (kernels/src/gemm/gemm_ukernel_template.h).
+    target_compile_definitions(${target} PRIVATE QTUNE_SANITIZED_BUILD)
     target_link_options(${target} PUBLIC ${QTUNE_SANITIZER_FLAGS})
   endif()
 endfunction()

@@ -29,6 +29,14 @@
 #include "requantize/requant_plan.h"
 
 #define QTUNE_GEMM_UNROLL _Pragma("GCC unroll 32")
+// The tile's epilogue, inlined into it by force except in sanitizer builds (see kInlineEpilogue).
+#if defined(QTUNE_SANITIZED_BUILD)
+#define QTUNE_EPILOGUE_INLINE inline
+#define QTUNE_EPILOGUE_INLINE_LAMBDA
+#else
+#define QTUNE_EPILOGUE_INLINE __attribute__((always_inline)) inline
+#define QTUNE_EPILOGUE_INLINE_LAMBDA __attribute__((always_inline))
+#endif
 
 namespace qtune::detail {
 
@@ -280,11 +288,9 @@ struct GemmTileKernel {
   }
 
   // U8Full: the short u8 epilogue of the whole tiles (HasU8FullRangeEpilogue).
-  // Always inlined, like every part of the epilogue (the mode's dispatch and lambda below too): as
-  // a call (GCC's choice once the tile had an epilogue for kFp32Offset as well) the accumulators
-  // went through memory and the 12x32 and 8x48 tiles' K loops lost their registers (2x slower).
+  // Always inlined, like every part of the vector families' epilogue (see kInlineEpilogue).
   template <RoundingMode Mode, class Out, bool U8Full>
-  __attribute__((always_inline)) static inline void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
+  QTUNE_EPILOGUE_INLINE static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
     const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
     auto* c = static_cast<Out*>(args.c);
     if (args.rows == MR && args.cols == NR) {
@@ -325,17 +331,40 @@ struct GemmTileKernel {
     });
   }
 
-  template <class Out>
-  __attribute__((always_inline)) static inline void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
-    with_rounding_mode_inlined(args.plan->mode, [&]<RoundingMode Mode>() __attribute__((always_inline)) {
-      if constexpr (std::is_same_v<Out, std::uint8_t> && HasU8FullRangeEpilogue<T, Mode>) {
-        if (u8_full_range_epilogue(*args.plan, Mode)) return write_requantized<Mode, Out, true>(t, args);
-      }
-      write_requantized<Mode, Out, false>(t, args);
-    });
+  // The vector families' epilogue, the mode's dispatch included, is inlined into the tile: as a
+  // call (GCC's choice once the tile had an epilogue for kFp32Offset as well) the accumulators went
+  // through memory and the 12x32 and 8x48 tiles' K loops lost their registers (2x slower). The
+  // scalar family's stays a call: its fully unrolled epilogues, six modes in one function, took
+  // gemm_scalar.cc over 18 minutes to compile under ASan. Sanitizer builds, which check
+  // correctness and not speed, leave all of it to GCC (QTUNE_EPILOGUE_INLINE): forced there,
+  // gemm_avx512vnni.cc compiled for more than 10 minutes.
+  static constexpr bool kInlineEpilogue = T::kIsa != Isa::scalar;
+
+  template <RoundingMode Mode, class Out>
+  QTUNE_EPILOGUE_INLINE static void write_mode(const Tile& t, const GemmUkernelArgs& args) {
+    if constexpr (std::is_same_v<Out, std::uint8_t> && HasU8FullRangeEpilogue<T, Mode>) {
+      if (u8_full_range_epilogue(*args.plan, Mode)) return write_requantized<Mode, Out, true>(t, args);
+    }
+    write_requantized<Mode, Out, false>(t, args);
   }
 
-  __attribute__((always_inline)) static inline void write_output(const Tile& t, const GemmUkernelArgs& args) {
+  template <class Out>
+  __attribute__((noinline)) static void write_requantized_out_of_line(const Tile& t, const GemmUkernelArgs& args) {
+    with_rounding_mode(args.plan->mode, [&]<RoundingMode Mode>() { write_mode<Mode, Out>(t, args); });
+  }
+
+  template <class Out>
+  QTUNE_EPILOGUE_INLINE static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
+    if constexpr (kInlineEpilogue) {
+      with_rounding_mode_inlined(args.plan->mode, [&]<RoundingMode Mode>() QTUNE_EPILOGUE_INLINE_LAMBDA {
+        write_mode<Mode, Out>(t, args);
+      });
+    } else {
+      write_requantized_out_of_line<Out>(t, args);
+    }
+  }
+
+  QTUNE_EPILOGUE_INLINE static void write_output(const Tile& t, const GemmUkernelArgs& args) {
     switch (args.output) {
       case UkernelOutput::s32: {
         auto* c = static_cast<std::int32_t*>(args.c);
