@@ -60,10 +60,10 @@ struct IsaRow {
   // unroll: its own, or that of the set it extends (AVX-VNNI runs AVX2's); null: scalar.
   RequantizeRowsFn separate_requantize = nullptr;
   int separate_requantize_unroll = 1;
-  // Integer-rounding layers run the fp32 epilogue where an fp32 scale is proven exactly equivalent
-  // (RequantPlan::make, requantize/fp32_equivalent.h): x86, where the 64-bit products of the
-  // integer modes cost 11-15 instructions per vector against 6. Not Arm, whose sqrdmulh + srshl
-  // are as short as the fp32 path.
+  // Integer-rounding layers run a float epilogue (fp32, or kFp32Offset for tflite) where a float
+  // form is proven exactly equivalent (RequantPlan::make, requantize/fp32_equivalent.h): x86,
+  // where the 64-bit products of the integer modes cost 11-15 instructions per vector against 6-7.
+  // Not Arm, whose sqrdmulh + srshl are as short as the fp32 path.
   bool fp32_epilogue_if_exact = false;
   // Default configuration (gemm_default_config, conv2d_default_config): the GEMM tiles, preferred
   // first (among them the one that pads M and N least wins); the tile for narrow layers
