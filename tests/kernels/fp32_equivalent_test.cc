@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <random>
@@ -75,7 +76,7 @@ TEST(Fp32Equivalent, AFormItFindsGivesTheIntegerModesResultsAndMostScalesHaveOne
   // int8 and uint8 outputs with their zero points, a relu6-like narrow range.
   const Range ranges[] = {{-128, 127}, {-117, 138}, {0, 60}};
   for (const RoundingMode mode : {RoundingMode::upward, RoundingMode::tonearest, RoundingMode::tflite}) {
-    int found = 0, tried = 0;
+    int found = 0, tried = 0, with_offset = 0;
     for (int i = 0; i < 60; ++i) {
       const double real = std::exp(log_scale(rng));
       const FixedPointMultiplier f = quantize_multiplier(real);
@@ -84,8 +85,12 @@ TEST(Fp32Equivalent, AFormItFindsGivesTheIntegerModesResultsAndMostScalesHaveOne
         const std::optional<Fp32Form> form = fp32_equivalent(mode, f, range.lo, range.hi);
         if (!form) continue;
         ++found;
-        // Single roundings need no offset; tflite below 0.5 always does.
-        ASSERT_EQ(form->offset != 0.0f, mode == RoundingMode::tflite) << to_string(mode) << " scale " << real;
+        // tflite below 0.5 always needs an offset; single roundings take one only where no plain
+        // scale works.
+        if (mode == RoundingMode::tflite) {
+          ASSERT_NE(form->offset, 0.0f) << "scale " << real;
+        }
+        with_offset += form->offset != 0.0f;
         const std::optional<std::int64_t> x = first_difference(mode, f, *form, range.lo, range.hi, rng());
         ASSERT_FALSE(x.has_value()) << to_string(mode) << " scale " << real << " (M " << f.multiplier << ", e "
                                     << f.shift << ") range [" << range.lo << ", " << range.hi << "]: fp32 scale "
@@ -93,6 +98,13 @@ TEST(Fp32Equivalent, AFormItFindsGivesTheIntegerModesResultsAndMostScalesHaveOne
       }
     }
     EXPECT_GT(found, tried / 2) << to_string(mode) << ": " << found << " of " << tried << " scales have an fp32 form";
+    // The offset in the middle of the exact interval rescues single roundings where no plain scale
+    // works (small scales, where an accumulator lands within fma's rounding error of a boundary).
+    if (mode != RoundingMode::tflite) {
+      EXPECT_GT(with_offset, 0) << to_string(mode);
+    }
+    std::printf("%s: %d of %d scales have an fp32 form, %d with an offset\n", std::string(to_string(mode)).c_str(),
+                found, tried, with_offset);
   }
 }
 

@@ -38,17 +38,26 @@ constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
 // shift) moves the crossing by less than one accumulator for M >= 2^30; three leave room.
 constexpr std::int64_t kReach = 3;
 
+// The window of accumulators [a, b] (within int32) around which g crosses level k:
+// g crosses k near x * M / 2^s = k - 1/2.
+struct Window {
+  std::int64_t a, b;
+};
+
+Window crossing_window(const IntegerMode& g, std::int64_t k) {
+  const int s = 31 - g.fixed.shift;
+  const long double estimate = std::ldexp(static_cast<long double>(k) - 0.5L, s) / g.fixed.multiplier;
+  const long double centre = std::floor(std::clamp<long double>(estimate, kMin - 2 * kReach, kMax + 2 * kReach));
+  return {std::clamp<std::int64_t>(static_cast<std::int64_t>(centre) - kReach, kMin, kMax),
+          std::clamp<std::int64_t>(static_cast<std::int64_t>(centre) + kReach, kMin, kMax)};
+}
+
 // Whether f (an fp32 form, monotone) crosses every level k in (lo, hi] where g does
 // (fp32_equivalent.h).
 template <class F>
 bool crosses_alike(const IntegerMode& g, const F& f) {
-  const int s = 31 - g.fixed.shift;
   for (std::int64_t k = std::int64_t{g.lo} + 1; k <= g.hi; ++k) {
-    // g crosses k near x * M / 2^s = k - 1/2.
-    const long double estimate = std::ldexp(static_cast<long double>(k) - 0.5L, s) / g.fixed.multiplier;
-    const long double centre = std::floor(std::clamp<long double>(estimate, kMin - 2 * kReach, kMax + 2 * kReach));
-    const std::int64_t a = std::clamp<std::int64_t>(static_cast<std::int64_t>(centre) - kReach, kMin, kMax);
-    const std::int64_t b = std::clamp<std::int64_t>(static_cast<std::int64_t>(centre) + kReach, kMin, kMax);
+    const auto [a, b] = crossing_window(g, k);
     for (std::int64_t x = a; x <= b; ++x) {
       if (f(static_cast<std::int32_t>(x)) != g(static_cast<std::int32_t>(x))) return false;
     }
@@ -57,6 +66,41 @@ bool crosses_alike(const IntegerMode& g, const F& f) {
     if (b != kMax && g(static_cast<std::int32_t>(b)) < k) return false;
   }
   return true;
+}
+
+// The offsets o >= 0 with which x s + sign(x) o, computed exactly, lands on the side of every
+// boundary k - 1/2 where g puts x: an interval, empty where the scale s cannot work. Its middle is
+// the offset furthest from every boundary, so the one most likely to survive fma's rounding (the
+// nominal 2^-(r+1) can sit anywhere in it; for single roundings 0 is an end of it). Products of a
+// float scale and an int32's float fit long double's 64-bit significand exactly.
+std::optional<float> middle_offset(const IntegerMode& g, float s) {
+  long double lowest = 0.0L, highest = std::numeric_limits<long double>::infinity();
+  // x s + sign(x) o >= c (at_least) or < c, as a bound on o.
+  const auto bound = [&](std::int64_t x, long double c, bool at_least) {
+    const float xf = static_cast<float>(x);
+    const long double product = static_cast<long double>(xf) * s;
+    const bool plus = !std::signbit(xf);  // copysign(o, +0.0f) is +o
+    if (at_least == plus) {
+      lowest = std::max(lowest, plus ? c - product : product - c);
+    } else {
+      highest = std::min(highest, plus ? c - product : product - c);
+    }
+  };
+  for (std::int64_t k = std::int64_t{g.lo} + 1; k <= g.hi; ++k) {
+    const auto [a, b] = crossing_window(g, k);
+    std::int64_t first = a;  // the first accumulator at which g reaches k
+    while (first <= b && g(static_cast<std::int32_t>(first)) < k) ++first;
+    if (first == a || first > b) {
+      if (a == kMin || b == kMax) continue;  // beyond an int32 limit: crosses_alike decides
+      return std::nullopt;
+    }
+    const long double c = static_cast<long double>(k) - 0.5L;
+    bound(first, c, true);
+    bound(first - 1, c, false);
+  }
+  if (!(lowest < highest)) return std::nullopt;
+  const float middle = static_cast<float>((lowest + highest) / 2);
+  return std::isnormal(middle) ? std::optional<float>(middle) : std::nullopt;
 }
 
 // v and its float neighbours, nearest first, then outward: another rounding of the same real
@@ -95,6 +139,16 @@ std::optional<Fp32Form> fp32_equivalent(RoundingMode mode, FixedPointMultiplier 
       if (crosses_alike(g, [&](std::int32_t x) { return scalar::fp32_offset(x, scale, offset, lo_f, hi_f); })) {
         return Fp32Form{scale, offset};
       }
+    }
+  }
+  // Where the nominal forms land an accumulator within rounding error of a boundary, the offset in
+  // the middle of the exact interval has the most room (any mode: a single rounding may take an
+  // offset too, at two instructions more than plain fp32).
+  for (const float scale : around(nearest)) {
+    if (!std::isnormal(scale)) continue;
+    const std::optional<float> offset = middle_offset(g, scale);
+    if (offset && crosses_alike(g, [&](std::int32_t x) { return scalar::fp32_offset(x, scale, *offset, lo_f, hi_f); })) {
+      return Fp32Form{scale, *offset};
     }
   }
   return std::nullopt;
