@@ -153,7 +153,8 @@ TEST_P(Conv2dIsaTest, DepthwiseMatchesReference) {
 // algo=implicit (kernel rows read in place from the input, padded by a copy where the layer has
 // padding): shapes whose kernel rows are whole k groups, with every kind of padding, strides,
 // dilation along H, kernels of one row or one column, batches, and the microkernels' segmented
-// entry as well as the K-block fallback of families without one; every representative tile,
+// entry as well as the K-block fallback of families without one; with 8 or more channels, the
+// weight zero point's row terms come from the input's pixels (conv2d_window_terms.h); every representative tile,
 // quantization kind, fused and separate requantization, one and two threads.
 TEST_P(Conv2dIsaTest, ImplicitMatchesReference) {
   const Isa isa = GetParam();
@@ -167,7 +168,10 @@ TEST_P(Conv2dIsaTest, ImplicitMatchesReference) {
                                      {1, 9, 8, 4, 5, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, 1},      // dilation 2 along H only
                                      {1, 7, 7, 8, 5, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},      // 1x1 stride 2: no copy at all
                                      {1, 3, 4, 4, 9, 5, 5, 1, 1, 1, 1, 3, 2, 1, 3, 1},      // 5x5, pads beyond the image
-                                     {1, 6, 6, 64, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}};   // K = 576, long segments
+                                     {1, 6, 6, 64, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // K = 576, long segments
+                                     // 8 channels or more: row terms from the pixels' (window terms)
+                                     {1, 9, 8, 8, 5, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, 1},      // dilation 2 along H
+                                     {1, 5, 9, 8, 9, 5, 5, 1, 2, 1, 1, 3, 2, 1, 3, 1}};     // 5x5 stride 2 along W, pads beyond
   int ran = 0;
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {

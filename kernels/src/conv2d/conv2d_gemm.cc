@@ -6,6 +6,7 @@
 
 #include "conv2d/conv2d_patches.h"
 #include "conv2d/conv2d_taps.h"
+#include "conv2d/conv2d_window_terms.h"
 #include "platform/thread_pool.h"
 
 namespace qtune::detail {
@@ -144,6 +145,9 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
                                                     static_cast<std::size_t>(p.out_c),
                                                     p.has_bias ? bias + g * group_out_ : nullptr));
   }
+  // Not for im2col: it sums each patch row right after writing it, while the row is in L1, which
+  // cost less than the pixels' sums and the box (InceptionV3 Conv2d_2a_3x3: 1.20 ms -> 1.27 ms).
+  window_terms_ = algo_ == ConvAlgo::implicit && window_terms_pay(p) && engines_[0]->takes_row_terms();
   if (algo_ == ConvAlgo::indirect) {
     zero_row_.assign(static_cast<std::size_t>(group_in_), static_cast<std::uint8_t>(p.a_zero_point));
     const std::int64_t input_bytes = p.batch * p.in_h * p.in_w * p.in_c;
@@ -205,8 +209,13 @@ void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) con
     thread_local std::vector<std::uint8_t> padded;
     a = pad_input(input, padded);
   }
-  engines_[0]->run(GemmASource::dense_segments(a, row_offsets_.data(), segment_stride_), output,
-                   static_cast<std::size_t>(problem_.out_c));
+  GemmASource source = GemmASource::dense_segments(a, row_offsets_.data(), segment_stride_);
+  if (window_terms_) {
+    thread_local std::vector<std::int32_t> terms;
+    conv_window_terms(problem_, *engines_[0], input, terms);
+    source = source.with_row_terms(terms.data());
+  }
+  engines_[0]->run(source, output, static_cast<std::size_t>(problem_.out_c));
 }
 
 const std::uint8_t* GemmConv::pad_input(const std::uint8_t* input, std::vector<std::uint8_t>& padded) const {

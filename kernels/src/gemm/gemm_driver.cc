@@ -185,6 +185,13 @@ const GemmConfig& GemmEngine::config() const { return state_->config; }
 const GemmUkernel& GemmEngine::ukernel() const { return *state_->uk; }
 std::size_t GemmEngine::packed_weight_bytes() const { return state_->packed_bytes; }
 
+bool GemmEngine::takes_row_terms() const { return state_->zb_nonzero && !state_->config.pack_a; }
+
+void GemmEngine::row_terms_of(const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                              std::int32_t* terms) const {
+  accumulate_a_row_terms(state_->uk->a_format, state_->flip, rows, count, k_bytes, terms);
+}
+
 std::string GemmEngine::check_indirect(const GemmConfig& config) {
   if (!config.pack_a) return "pack_a=0 cannot read an indirection table: indirect A is always packed";
   return "";
@@ -299,6 +306,10 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
   }
   // The row terms of rows [first, first + count) of the task, segment by segment where A is.
   const auto sum_rows = [&](std::size_t first, std::size_t count) {
+    if (a.row_terms != nullptr) {
+      std::copy_n(a.row_terms + m0 + first, count, s.row_terms.data() + first);
+      return;
+    }
     if (!a.is_segmented()) {
       return accumulate_a_row_terms(uk->a_format, flip, s.rows.data() + first, count, k, s.row_terms.data() + first);
     }

@@ -57,6 +57,17 @@ struct GemmASource {
     s.zero = zero;
     return s;
   }
+  // The row terms of every row, precomputed by the caller (GemmEngine::row_terms_of): row m's is
+  // row_terms[m]. Read-in-place runs with a weight zero point copy them instead of summing each
+  // row's K bytes: a convolution's rows overlap, and its caller sums each input pixel once and
+  // adds the window (conv2d_window_terms.h). Ignored where A is packed (the packing sums the rows).
+  const std::int32_t* row_terms = nullptr;
+
+  GemmASource with_row_terms(const std::int32_t* terms) const {
+    GemmASource s = *this;
+    s.row_terms = terms;
+    return s;
+  }
   bool is_indirect() const { return indirection != nullptr; }
   bool is_segmented() const { return row_offsets != nullptr; }
 };
@@ -82,6 +93,15 @@ class GemmEngine {
   // "" when `config` can read a segmented A source whose segments are `segment_bytes` long, else
   // why not. The engine's K blocks must then be the segments: config.kc = segment_bytes.
   static std::string check_segmented(const GemmConfig& config, std::size_t segment_bytes);
+
+  // Whether run() with A read in place uses row terms (a weight zero point) and takes them
+  // precomputed from GemmASource::row_terms.
+  bool takes_row_terms() const;
+  // terms[i] += the row term of the `count` runs of k_bytes bytes at rows[i], as this engine's
+  // microkernel counts them (its packed A format): additive over the bytes of a row, so the term
+  // of a row is the sum of the terms of its pieces (wrapping int32).
+  void row_terms_of(const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                    std::int32_t* terms) const;
 
   const GemmProblem& problem() const;
   const GemmConfig& config() const;
