@@ -14,8 +14,9 @@ namespace qtune::detail {
 namespace {
 
 // Every vector row-sum kernel of the table (and the dispatching accumulate_a_row_terms) against
-// the one-row sum, for row counts around its 16-row blocks, K around its 64-byte chunks, both
-// flips, and rows of extreme bytes (the sums must not leak between the rows of a block).
+// the one-row sum, for row counts around its 16-row blocks, K around its 32-byte (short rows) and
+// 64-byte chunks, both flips, and rows of extreme bytes (the sums must not leak between the rows
+// of a block).
 TEST(GemmPackA, RowSumKernelsMatchOneRowSums) {
   std::mt19937 rng(11);
   int kernels = 0;
@@ -26,7 +27,7 @@ TEST(GemmPackA, RowSumKernelsMatchOneRowSums) {
       continue;
     }
     ++kernels;
-    for (std::size_t k_bytes : {1u, 3u, 4u, 16u, 31u, 32u, 63u, 64u, 65u, 96u, 128u, 200u, 1152u, 4099u}) {
+    for (std::size_t k_bytes : {1u, 3u, 4u, 16u, 28u, 31u, 32u, 33u, 63u, 64u, 65u, 96u, 128u, 200u, 1152u, 4099u}) {
       for (std::size_t count : {1u, 2u, 7u, 15u, 16u, 17u, 32u, 41u}) {
         for (std::uint8_t flip : {std::uint8_t{0}, std::uint8_t{0x80}}) {
           std::vector<std::vector<std::uint8_t>> storage(count, std::vector<std::uint8_t>(k_bytes));

@@ -66,9 +66,63 @@ __attribute__((always_inline)) inline __m512i sum_rows(const __m512i (&partials)
   return fold_lanes(fold_lanes(quads[0], quads[1]), fold_lanes(quads[2], quads[3]));
 }
 
+// ---- Rows of at most 32 bytes (1x1 layers with up to 32 channels, the patches of 3-channel first
+// layers, the pixels of convolutions' window terms): one 256-bit load and psadbw per row, and a 256-bit tree. On cores
+// that split 512-bit operations in two (AMD Zen 4) the 512-bit form cost twice as much per row for
+// the half of each vector these rows leave empty.
+
+constexpr std::size_t kShortRowBytes = 32;
+
+// Rows 2j and 2j + 1 of 16 (4 qword partials each, every partial < 2^11) in one vector: dword 2q
+// holds row 2j's partial q, dword 2q + 1 row 2j + 1's.
+__m256i pair_short(__m256i a, __m256i b) { return _mm256_or_si256(a, _mm256_slli_epi64(b, 32)); }
+
+// Four rows' pairs p, q (rows r..r+1, r+2..r+3) as the dwords [r, r+1, r+2, r+3] of each 128-bit
+// lane, lane L summed over partials 2L and 2L + 1.
+__m256i quad_short(__m256i p, __m256i q) {
+  return _mm256_add_epi32(_mm256_unpacklo_epi64(p, q), _mm256_unpackhi_epi64(p, q));
+}
+
+// Eight rows' full sums in order from two quads (rows 0-3 and 4-7): the lanes of each added.
+__m256i octet_short(__m256i a, __m256i b) {
+  return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
+}
+
+template <bool Flip>
+void row_sums_short(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                    std::int32_t* row_terms) {
+  const __m256i flips = _mm256_set1_epi8(static_cast<char>(flip));
+  const __mmask32 bytes = k_bytes == kShortRowBytes ? ~__mmask32{0} : (__mmask32{1} << k_bytes) - 1;
+  // Bytes past the row are never read and count as 0 (the masked load leaves `flip` there, which
+  // the xor clears).
+  const auto partials = [&](const std::uint8_t* row) {
+    __m256i v = _mm256_mask_loadu_epi8(flips, bytes, row);
+    if constexpr (Flip) v = _mm256_xor_si256(v, flips);
+    return _mm256_sad_epu8(v, _mm256_setzero_si256());
+  };
+  for (std::size_t r0 = 0; r0 < count; r0 += kRows) {
+    const std::size_t n = count - r0 < kRows ? count - r0 : kRows;
+    __m256i pairs[kRows / 2];
+    for (std::size_t j = 0; j < kRows / 2; ++j) {
+      const std::size_t a = 2 * j, b = 2 * j + 1;
+      pairs[j] = pair_short(a < n ? partials(rows[r0 + a]) : _mm256_setzero_si256(),
+                            b < n ? partials(rows[r0 + b]) : _mm256_setzero_si256());
+    }
+    const __m256i low = octet_short(quad_short(pairs[0], pairs[1]), quad_short(pairs[2], pairs[3]));
+    const __m256i high = octet_short(quad_short(pairs[4], pairs[5]), quad_short(pairs[6], pairs[7]));
+    const __mmask16 mask = avx512::lane_mask(n);
+    const auto low_mask = static_cast<__mmask8>(mask), high_mask = static_cast<__mmask8>(mask >> 8);
+    std::int32_t* terms = row_terms + r0;
+    _mm256_mask_storeu_epi32(terms, low_mask, _mm256_sub_epi32(_mm256_maskz_loadu_epi32(low_mask, terms), low));
+    _mm256_mask_storeu_epi32(terms + 8, high_mask,
+                             _mm256_sub_epi32(_mm256_maskz_loadu_epi32(high_mask, terms + 8), high));
+  }
+}
+
 template <bool Flip>
 void row_sums(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
               std::int32_t* row_terms) {
+  if (k_bytes <= kShortRowBytes) return row_sums_short<Flip>(flip, rows, count, k_bytes, row_terms);
   const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
   const std::size_t tail_bytes = k_bytes % 64;
   const RowChunks chunks{k_bytes / 64, tail_bytes == 0 ? __mmask64{0} : (__mmask64{1} << tail_bytes) - 1};
