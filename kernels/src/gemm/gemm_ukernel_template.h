@@ -126,10 +126,21 @@ struct GemmTileKernel {
     }
   }
 
+  // The first K block starts from the column terms (bias and the activation zero point's terms),
+  // not from zero: one addition per output vector less in the epilogue, where small-K layers spend
+  // most of their time. Later blocks continue from the partial sums, which hold them already.
   static void init(Tile& t, const GemmUkernelArgs& args) {
+    if (args.first) {
+      Acc col[kVecs];
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) col[v] = T::load(args.col_terms + v * T::kLanes);
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = col[v];
+      }
+      return;
+    }
     QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
-        t.acc[i][v] = (args.first || static_cast<std::size_t>(i) >= args.rows)
+        t.acc[i][v] = static_cast<std::size_t>(i) >= args.rows
                           ? T::zero()
                           : T::load(args.partial + i * args.partial_stride + v * T::kLanes);
       }
@@ -224,10 +235,11 @@ struct GemmTileKernel {
     }
   }
 
-  // acc += col_term[n] (+ row_term[m] * zb[n] when some zb != 0), wrapping. The row terms come
-  // first, so that the symmetric-weights path ends in straight-line code: with the branch last,
-  // the register allocator spilled the whole tile at the join. Per-tensor weights (TFLite's uint8
-  // models) have one zb: one scalar product and broadcast per row instead of a vpmulld per vector.
+  // acc += row_term[m] * zb[n] when some zb != 0, and col_term[n] where the accumulators did not
+  // start from it (tile-register families), wrapping. The row terms come first, so that the
+  // symmetric-weights path ends in straight-line code: with the branch last, the register
+  // allocator spilled the whole tile at the join. Per-tensor weights (TFLite's uint8 models) have
+  // one zb: one scalar product and broadcast per row instead of a vpmulld per vector.
   static void add_zero_point_terms(Tile& t, const GemmUkernelArgs& args) {
     if (args.row_terms != nullptr && args.zb_uniform) {
       QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
@@ -247,10 +259,12 @@ struct GemmTileKernel {
         }
       }
     }
-    Acc col[kVecs];
-    QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) col[v] = T::load(args.col_terms + v * T::kLanes);
-    QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::add(t.acc[i][v], col[v]);
+    if constexpr (kTileAccumulators) {
+      Acc col[kVecs];
+      QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) col[v] = T::load(args.col_terms + v * T::kLanes);
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::add(t.acc[i][v], col[v]);
+      }
     }
   }
 
