@@ -76,10 +76,15 @@ struct LayerResult {
   std::optional<double> waiting_share;  // disturbance of the kept timing (undisturbed_timing.h)
   int retimed = 0;
   bool disturbed = false;
+  int close_call_repetitions = 0;  // > 0: timed again with these repetitions (a close call)
 
-  // Tuned against the untuned default: within the measured spread, or one configuration, "same".
+  // The tuning database's comparison of the two: default time over tuned time (recorded_ratio).
+  std::optional<double> recorded_ratio;
+
+  // Tuned against the untuned default: one configuration is "same"; otherwise this run's verdict,
+  // anchored on the database's where both are on record (timing_verdict.h: anchored_verdict).
   std::string verdict() const {
-    return config_key == default_config_key ? "same" : qtune::cli::verdict(tuned, untuned);
+    return config_key == default_config_key ? "same" : qtune::anchored_verdict(tuned, untuned, recorded_ratio);
   }
 };
 
@@ -150,10 +155,11 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   // Makes one placement (everything the cases touch, allocated and prepared anew): its cases are
   // tuned, default, then oneDNN where it runs.
   std::function<std::vector<qtune::cli::TimedCase>()> place;
-  const auto time_cases = [&] {
+  const auto time_once = [&](int reps, int max_placements) {
     const auto kept = qtune::cli::time_undisturbed(
         [&] {
-          return qtune::cli::time_at_placements(place, repetitions, static_cast<unsigned>(rng()), w.threads, cache);
+          return qtune::cli::time_at_placements(place, reps, static_cast<unsigned>(rng()), w.threads, cache,
+                                                max_placements);
         },
         policy.max_waiting_share, policy.retries);
     const auto& timings = kept.timings;
@@ -163,6 +169,17 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     r.tuned = timings[0];
     r.untuned = timings[1];
     if (timings.size() > 2) r.onednn = timings[2];
+  };
+  // A tuned configuration within a close call of its default is timed again on a larger sample
+  // (timing_verdict.h), with as many more placements in memory (what moves a layer's time between
+  // runs), whose figures and verdict replace the first: that verdict is the one a single run is the
+  // most likely to get differently from the next.
+  const auto time_cases = [&] {
+    time_once(repetitions, qtune::cli::kPlacements);
+    if (r.config_key != r.default_config_key && qtune::close_call(r.tuned, r.untuned)) {
+      r.close_call_repetitions = repetitions * qtune::kCloseCallRepetitions;
+      time_once(r.close_call_repetitions, qtune::cli::kPlacements * qtune::kCloseCallRepetitions);
+    }
   };
   const auto select = [&](const auto& tuned) {
     r.source = tuned.selection().source;
@@ -500,6 +517,29 @@ int run_network(const qtune::cli::Args& args) {
     return qtune::reports::kind_margin(tuning_db->measurements(filter));
   };
 
+  // The database's own comparison of a layer's chosen configuration with its default: the median of
+  // each one's measurements for this target (the tuner's confirmation times the leaders and the
+  // default interleaved), as default time over chosen time; none unless both are on record.
+  const auto recorded_ratio = [&](const LayerResult& r) -> std::optional<double> {
+    if (!tuning_db || r.config_key == r.default_config_key) return std::nullopt;
+    const auto median_of = [&](const std::string& config_key) -> std::optional<double> {
+      qtune::records::MeasurementFilter filter;
+      filter.workload_key = r.workload_key;
+      filter.target_key = rt.target_key();
+      filter.config_key = config_key;
+      filter.correct_only = true;
+      std::vector<double> medians;
+      for (const auto& m : tuning_db->measurements(filter)) {
+        if (m.stats && m.stats->median_ns > 0) medians.push_back(m.stats->median_ns);
+      }
+      if (medians.empty()) return std::nullopt;
+      return qtune::cli::case_timing(std::move(medians)).median_ns;
+    };
+    const std::optional<double> chosen = median_of(r.config_key), plain = median_of(r.default_config_key);
+    if (!chosen || !plain) return std::nullopt;
+    return *plain / *chosen;
+  };
+
   if (!json) {
     std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
               << "tuning data: " << (source.empty() ? "none (every layer uses the heuristic default)" : source)
@@ -516,7 +556,8 @@ int run_network(const qtune::cli::Args& args) {
               << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
               << "called faster or slower only when the interquartile ranges do not overlap and the medians differ by more "
               << "than " << qtune::fixed(100 * qtune::kMinimumEffect, 0) << "% and than either's relative interquartile range, "
-              << "else same; totals weight "
+              << "else same (tuned against default: the database's own comparison of the two stands while this run "
+              << "agrees with it, docs/measurement-protocol.md \"Verdicts\"); totals weight "
               << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library); won by "
               << "is the kind whose best configuration won the layer's tuning and its margin over the best of the other "
               << "kind, where the database measured both\n\n"
@@ -547,6 +588,7 @@ int run_network(const qtune::cli::Args& args) {
     LayerResult r = run_layer(rt, layer, repetitions, cache, qtune::DisturbancePolicy{}.after_streak(busy_streak),
                                     model_values.empty() ? nullptr : &model_values[i]);
     r.won_by = won_by(r.workload_key);
+    r.recorded_ratio = recorded_ratio(r);
     busy_streak = r.disturbed ? busy_streak + 1 : 0;
     results.push_back(r);
     if (r.retimed > 0 || r.disturbed) ++retimed_layers;
@@ -600,6 +642,9 @@ int run_network(const qtune::cli::Args& args) {
                              {"waiting_share", r.waiting_share ? nlohmann::json(*r.waiting_share) : nlohmann::json()},
                              {"retimed", r.retimed},
                              {"disturbed", r.disturbed},
+                             {"close_call_repetitions", r.close_call_repetitions},
+                             {"recorded_speedup_vs_default",
+                              r.recorded_ratio ? nlohmann::json(*r.recorded_ratio) : nlohmann::json()},
 
 {"won_by", r.won_by ? nlohmann::json({{"winner", r.won_by->winner.kind},
                                                                    {"winner_config", r.won_by->winner.config_key},
@@ -689,6 +734,17 @@ int run_network(const qtune::cli::Args& args) {
 #ifdef QTUNE_HAVE_ONNX
   if (onnxruntime) compare_with_onnxruntime(onnxruntime->finish(), onnxruntime->version(), results, model_values, thread_budget, false);
 #endif
+  std::vector<std::string> close_calls;
+  for (const auto& r : results) {
+    if (r.close_call_repetitions > 0) close_calls.push_back(r.name);
+  }
+  if (!close_calls.empty()) {
+    std::cout << "close calls: " << close_calls.size() << " layer(s) whose tuned and default times were "
+              << "between half and twice the minimum effect apart were timed again with " << qtune::kCloseCallRepetitions
+              << "x the repetitions, and are judged on that:";
+    for (const auto& name : close_calls) std::cout << " " << name;
+    std::cout << "\n";
+  }
   if (retimed_layers == 0) {
     std::cout << "machine: no layer's timing was disturbed by other processes\n";
   } else {

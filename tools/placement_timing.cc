@@ -32,14 +32,14 @@ std::vector<std::uint8_t> placement_spacer(std::mt19937_64& rng) {
   return std::vector<std::uint8_t>(kCacheLine + random_lines_below_page(rng));
 }
 
-PlacementShare share_among_placements(int repetitions) {
-  const int placements = std::clamp(repetitions, 1, kPlacements);
+PlacementShare share_among_placements(int repetitions, int max_placements) {
+  const int placements = std::clamp(repetitions, 1, std::max(1, max_placements));
   return {placements, std::max(1, (repetitions + placements - 1) / placements)};
 }
 
 std::vector<CaseTiming> time_at_placements(const std::function<std::vector<TimedCase>()>& place, int repetitions,
-                                           unsigned seed, int threads, CacheState cache) {
-  const PlacementShare share = share_among_placements(repetitions);
+                                           unsigned seed, int threads, CacheState cache, int max_placements) {
+  const PlacementShare share = share_among_placements(repetitions, max_placements);
   // Every placement is made first, then all their cases are timed as one interleaved set, so that
   // with several threads each runtime still has one turn per layer (time_interleaved_samples): a turn per
   // placement put two repetitions after every pause, on a core the pause had let slow down, and

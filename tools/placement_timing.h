@@ -46,19 +46,20 @@ std::vector<std::uint8_t> placement_spacer(std::mt19937_64& rng);
 // "Placements").
 inline constexpr int kPlacements = 8;
 
-// How `repetitions` repetitions in all are shared: one placement per repetition up to kPlacements,
-// and as many repetitions at each as it takes to reach `repetitions`.
+// How `repetitions` repetitions in all are shared: one placement per repetition up to
+// max_placements, and as many repetitions at each as it takes to reach `repetitions`.
 struct PlacementShare {
   int placements = 1, repetitions_each = 1;
   int samples() const { return placements * repetitions_each; }
 };
-PlacementShare share_among_placements(int repetitions);
+PlacementShare share_among_placements(int repetitions, int max_placements = kPlacements);
 
 // `place` makes one placement and returns its cases (the same cases, in the same order, each
 // time); a case's function owns what it touches. Returns, per case, the pooled timing of the
-// placements of share_among_placements(repetitions); every placement stays alive until the last
-// is timed.
+// placements of share_among_placements(repetitions, max_placements); every placement stays alive
+// until the last is timed.
 std::vector<CaseTiming> time_at_placements(const std::function<std::vector<TimedCase>()>& place, int repetitions,
-                                           unsigned seed, int threads, CacheState cache);
+                                           unsigned seed, int threads, CacheState cache,
+                                           int max_placements = kPlacements);
 
 }  // namespace qtune::cli

@@ -28,6 +28,14 @@ double minimum_effect(const CaseTiming& candidate, const CaseTiming& baseline) {
   return std::max({kMinimumEffect, relative_spread(candidate), relative_spread(baseline)});
 }
 
+bool close_call(const CaseTiming& candidate, const CaseTiming& baseline) {
+  if (!(candidate.median_ns > 0) || !(baseline.median_ns > 0)) return false;
+  const double effect = minimum_effect(candidate, baseline);
+  if (effect > kMinimumEffect) return true;  // a spread wider than the floor
+  const double apart = std::max(candidate.median_ns, baseline.median_ns) / std::min(candidate.median_ns, baseline.median_ns) - 1;
+  return apart >= effect / 2 && apart <= effect * 2;
+}
+
 std::string verdict(const CaseTiming& candidate, const CaseTiming& baseline) {
   if (candidate.repetitions < 3 || baseline.repetitions < 3) return "-";
   if (!(candidate.median_ns > 0) || !(baseline.median_ns > 0)) return "-";
@@ -39,6 +47,17 @@ std::string verdict(const CaseTiming& candidate, const CaseTiming& baseline) {
   if (differs(candidate, baseline)) return "faster";
   if (differs(baseline, candidate)) return "slower";
   return "same";
+}
+
+std::string anchored_verdict(const CaseTiming& candidate, const CaseTiming& baseline,
+                             std::optional<double> recorded_ratio) {
+  const std::string own = verdict(candidate, baseline);
+  if (own == "-" || !recorded_ratio || !(*recorded_ratio > 0)) return own;
+  const double floor = kMinimumEffect, ratio = baseline.median_ns / candidate.median_ns;
+  const double recorded = *recorded_ratio;
+  if (recorded > 1 + floor) return ratio > 1 + floor / 2 ? "faster" : own;
+  if (recorded < 1 / (1 + floor)) return ratio < 1 / (1 + floor / 2) ? "slower" : own;
+  return ratio < 1 + 2 * floor && ratio > 1 / (1 + 2 * floor) ? "same" : own;
 }
 
 }  // namespace qtune

@@ -57,6 +57,50 @@ TEST(TimingVerdict, TooFewRepetitionsHaveNoVerdict) {
   EXPECT_EQ(verdict(CaseTiming{}, CaseTiming{}), "-");
 }
 
+TEST(TimingVerdict, CloseCallsAreWithinHalfAndTwiceTheMinimumEffectOrNoisy) {
+  // Tight quartiles: the minimum effect is the 5% floor, so close calls are 2.5% to 10% apart, in
+  // either direction.
+  EXPECT_FALSE(close_call(timing(1000, 0.001), timing(1020, 0.001)));
+  EXPECT_TRUE(close_call(timing(1000, 0.001), timing(1030, 0.001)));
+  EXPECT_TRUE(close_call(timing(1000, 0.001), timing(1050, 0.001)));
+  EXPECT_TRUE(close_call(timing(1095, 0.001), timing(1000, 0.001)));
+  EXPECT_FALSE(close_call(timing(1000, 0.001), timing(1110, 0.001)));
+  EXPECT_FALSE(close_call(timing(1000, 0.001), timing(1000, 0.001)));
+  // A spread wider than the floor (here a 20% interquartile range) makes any pair a close call:
+  // the minimum effect then comes from this sample's noise.
+  EXPECT_TRUE(close_call(timing(1000, 0.10), timing(1150, 0.001)));
+  EXPECT_TRUE(close_call(timing(1000, 0.001), timing(1500, 0.10)));
+  EXPECT_TRUE(close_call(timing(1000, 0.10), timing(1000, 0.001)));
+  EXPECT_FALSE(close_call(timing(1000, 0.001), timing(0, 0.001)));
+}
+
+TEST(TimingVerdict, ARecordedVerdictStandsWhileTheSampleAgreesWithIt) {
+  // 4.9% apart here: "same" on this sample alone; "faster" where the record says 5.1%, "same" where
+  // it says 4.9%.
+  const CaseTiming fast = timing(1000, 0.001), slow = timing(1049, 0.001);
+  EXPECT_EQ(verdict(fast, slow), "same");
+  EXPECT_EQ(anchored_verdict(fast, slow, 1.051), "faster");
+  EXPECT_EQ(anchored_verdict(fast, slow, 1.049), "same");
+  EXPECT_EQ(anchored_verdict(fast, slow, std::nullopt), "same");
+  // 5.1% apart here, 4.9% on record: "same" (within twice the floor of the record's "same").
+  EXPECT_EQ(verdict(timing(1000, 0.001), timing(1051, 0.001)), "faster");
+  EXPECT_EQ(anchored_verdict(timing(1000, 0.001), timing(1051, 0.001), 1.049), "same");
+  // Slower, mirrored.
+  EXPECT_EQ(anchored_verdict(timing(1049, 0.001), timing(1000, 0.001), 1 / 1.051), "slower");
+  EXPECT_EQ(anchored_verdict(timing(1049, 0.001), timing(1000, 0.001), 1 / 1.049), "same");
+}
+
+TEST(TimingVerdict, ASampleThatDisagreesWithTheRecordHasItsOwnVerdict) {
+  // On record 20% faster, here the same: this sample's "same", not the record's "faster".
+  EXPECT_EQ(anchored_verdict(timing(1000, 0.001), timing(1010, 0.001), 1.2), "same");
+  // On record the same, here 15% faster: "faster".
+  EXPECT_EQ(anchored_verdict(timing(1000, 0.001), timing(1150, 0.001), 1.0), "faster");
+  // On record faster, here slower.
+  EXPECT_EQ(anchored_verdict(timing(1150, 0.001), timing(1000, 0.001), 1.2), "slower");
+  // Too few repetitions: no verdict, whatever the record.
+  EXPECT_EQ(anchored_verdict(timing(1000, 0.001, 2), timing(1100, 0.001, 2), 1.1), "-");
+}
+
 TEST(TimingVerdict, CaseTimingIsMedianAndQuartiles) {
   const CaseTiming t = case_timing({5, 1, 4, 2, 3});
   EXPECT_DOUBLE_EQ(t.median_ns, 3);

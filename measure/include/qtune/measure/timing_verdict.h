@@ -4,6 +4,7 @@
 // "Verdicts".
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,29 @@ inline constexpr double kMinimumEffect = 0.05;
 // its median (a wide spread needs a wide margin).
 double minimum_effect(const CaseTiming& candidate, const CaseTiming& baseline);
 
+// Whether a verdict on `candidate` against `baseline` from this sample is the most likely not to
+// repeat in the next run: their medians differ by between half and twice their minimum effect (a
+// true difference near the floor lands on either side of it), or a case's spread is wider than the
+// floor (the minimum effect then comes from this sample's noise). Callers that can time more judge
+// such pairs on a larger sample (kCloseCallRepetitions times the repetitions).
+bool close_call(const CaseTiming& candidate, const CaseTiming& baseline);
+inline constexpr int kCloseCallRepetitions = 3;
+
 // "faster", "slower" or "same": `candidate` against `baseline`. Different only when their
 // interquartile ranges do not overlap AND their medians differ by more than minimum_effect();
 // "-" when either has fewer than three repetitions (no spread measured) or no positive median.
 std::string verdict(const CaseTiming& candidate, const CaseTiming& baseline);
+
+// The verdict of `candidate` against `baseline` where an earlier comparison of the same two is on
+// record (`recorded_ratio`: the baseline's time over the candidate's there, e.g. the tuning
+// database's interleaved confirmation of a layer's best and default configurations): the recorded
+// verdict (its ratio against the minimum effect, kMinimumEffect) stands while this sample agrees
+// with it, that is, for "faster" while the candidate is still more than half the floor faster
+// here, for "same" while the two are less than twice the floor apart, for "slower" likewise; where
+// this sample disagrees, or nothing is on record, this sample's verdict(). A margin near the floor
+// then gets one verdict in every run instead of whichever side of the floor each run's sample
+// lands on, while a run that measures something else than the record still says so.
+std::string anchored_verdict(const CaseTiming& candidate, const CaseTiming& baseline,
+                             std::optional<double> recorded_ratio);
 
 }  // namespace qtune
