@@ -739,9 +739,10 @@ int run_network(const qtune::cli::Args& args) {
     if (r.close_call_repetitions > 0) close_calls.push_back(r.name);
   }
   if (!close_calls.empty()) {
-    std::cout << "close calls: " << close_calls.size() << " layer(s) whose tuned and default times were "
-              << "between half and twice the minimum effect apart were timed again with " << qtune::kCloseCallRepetitions
-              << "x the repetitions, and are judged on that:";
+    std::cout << "close calls: " << close_calls.size() << " layer(s) whose tuned and default times were between "
+              << "half and twice the minimum effect apart, or spread wider than it, were timed again with "
+              << qtune::kCloseCallRepetitions << "x the repetitions at " << qtune::kCloseCallRepetitions
+              << "x the placements, and are judged on that:";
     for (const auto& name : close_calls) std::cout << " " << name;
     std::cout << "\n";
   }

@@ -33,10 +33,17 @@ void attach_network_runs(std::vector<LayerReport>& layers, const std::vector<rec
       layer.run_cache = r.cache;  // one per run
       layer.run_disturbed = layer.run_disturbed || r.disturbed.value_or(false);
     }
-    // As `qtune run` says it: one configuration timed twice is the same, never a win or a loss.
+    // As `qtune run` says it: one configuration timed twice is the same, never a win or a loss; two
+    // configurations the database compared itself, anchored on that comparison (anchored_verdict).
     if (tuned && untuned) {
-      layer.run_vs_default =
-          layer.run_tuned->config_key == layer.run_default->config_key ? "same" : verdict(*tuned, *untuned);
+      std::optional<double> recorded;
+      if (layer.tuned && layer.untuned && layer.tuned->config_key == layer.run_tuned->config_key &&
+          layer.untuned->config_key == layer.run_default->config_key && layer.tuned->median_ns > 0) {
+        recorded = layer.untuned->median_ns / layer.tuned->median_ns;
+      }
+      layer.run_vs_default = layer.run_tuned->config_key == layer.run_default->config_key
+                                 ? "same"
+                                 : anchored_verdict(*tuned, *untuned, recorded);
     }
     if (tuned && onednn) layer.run_vs_onednn = verdict(*tuned, *onednn);
   }
