@@ -50,7 +50,10 @@ void conv_window_terms(const Conv2dProblem& p, const GemmEngine& engine, const s
     std::vector<std::uint8_t> zero_points;
   };
   thread_local Scratch scratch;
-  auto& [rows, pixel_terms, along_w, zero_points] = scratch;
+  std::vector<const std::uint8_t*>& rows = scratch.rows;
+  std::vector<std::int32_t>& pixel_terms = scratch.pixel_terms;
+  std::vector<std::uint32_t>& along_w = scratch.along_w;
+  std::vector<std::uint8_t>& zero_points = scratch.zero_points;
 
   // Every pixel's term (a whole input row per task), and that of a padding pixel (C_in zero-point
   // bytes).
