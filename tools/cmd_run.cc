@@ -29,6 +29,7 @@
 #include "model_cli.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/measure/number_text.h"
+#include "qtune/records/best_selection.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/network_runs.h"
 #include "qtune/records/tuning_db.h"
@@ -517,9 +518,10 @@ int run_network(const qtune::cli::Args& args) {
     return qtune::reports::kind_margin(tuning_db->measurements(filter));
   };
 
-  // The database's own comparison of a layer's chosen configuration with its default: the median of
-  // each one's measurements for this target (the tuner's confirmation times the leaders and the
-  // default interleaved), as default time over chosen time; none unless both are on record.
+  // The database's own comparison of a layer's chosen configuration with its default: each one's
+  // time as the database defines it for this target (best_selection.h: over its measurements; the
+  // tuner's confirmation times the leaders and the default interleaved), as default time over
+  // chosen time; none unless both are on record.
   const auto recorded_ratio = [&](const LayerResult& r) -> std::optional<double> {
     if (!tuning_db || r.config_key == r.default_config_key) return std::nullopt;
     const auto median_of = [&](const std::string& config_key) -> std::optional<double> {
@@ -527,13 +529,9 @@ int run_network(const qtune::cli::Args& args) {
       filter.workload_key = r.workload_key;
       filter.target_key = rt.target_key();
       filter.config_key = config_key;
-      filter.correct_only = true;
-      std::vector<double> medians;
-      for (const auto& m : tuning_db->measurements(filter)) {
-        if (m.stats && m.stats->median_ns > 0) medians.push_back(m.stats->median_ns);
-      }
-      if (medians.empty()) return std::nullopt;
-      return qtune::cli::case_timing(std::move(medians)).median_ns;
+      const auto time = qtune::records::select_best(tuning_db->measurements(filter));
+      if (time.empty() || !time.front().stats || !(time.front().stats->median_ns > 0)) return std::nullopt;
+      return time.front().stats->median_ns;
     };
     const std::optional<double> chosen = median_of(r.config_key), plain = median_of(r.default_config_key);
     if (!chosen || !plain) return std::nullopt;
