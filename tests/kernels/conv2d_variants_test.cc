@@ -150,6 +150,39 @@ TEST_P(Conv2dIsaTest, DepthwiseMatchesReference) {
   }
 }
 
+// algo=implicit on every representative tile of `isa`, fused and separate requantization, one and
+// two threads, each shape in every quantization kind (with `zero_point_zero`, activation zero points
+// that read as zero bytes: u8 0, s8 -128); returns how many configurations ran.
+int check_implicit(Isa isa, const std::vector<Shape>& shapes, bool zero_point_zero) {
+  int ran = 0;
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
+      Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 17 + qi));
+      if (zero_point_zero) p.a_zero_point = p.a_type == DType::u8 ? 0 : -128;
+      const testing::ConvData d = testing::make_data(p, static_cast<std::uint32_t>(qi + 5));
+      std::vector<std::uint8_t> expected(testing::output_bytes(p));
+      conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
+      for (const auto& tile : representative_tiles(isa)) {
+        for (int threads : {1, 2}) {
+          Conv2dConfig c;
+          c.algo = ConvAlgo::implicit;
+          c.gemm.isa = isa;
+          c.gemm.mr = tile.mr;
+          c.gemm.nr = tile.nr;
+          c.gemm.pack_a = false;
+          c.gemm.fuse_requant = (qi + static_cast<std::size_t>(threads)) % 2 == 0;
+          c.gemm.threads = threads;
+          if (!conv2d_check_config(p, c).empty()) continue;  // families that widen A (AVX2) never read it in place
+          SCOPED_TRACE(testing::describe(c) + " a_zero_point " + std::to_string(p.a_zero_point));
+          testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi + 5), &expected);
+          ++ran;
+        }
+      }
+    }
+  }
+  return ran;
+}
+
 // algo=implicit (kernel rows read in place from the input, padded by a copy where the layer has
 // padding): shapes whose kernel rows are whole k groups, with every kind of padding, strides,
 // dilation along H, kernels of one row or one column, batches, and the microkernels' segmented
@@ -158,8 +191,7 @@ TEST_P(Conv2dIsaTest, DepthwiseMatchesReference) {
 // quantization kind, fused and separate requantization, one and two threads.
 TEST_P(Conv2dIsaTest, ImplicitMatchesReference) {
   const Isa isa = GetParam();
-  const auto tiles = representative_tiles(isa);
-  if (tiles.empty()) GTEST_SKIP() << "no gemm microkernels for isa " << to_string(isa) << " in this build";
+  if (representative_tiles(isa).empty()) GTEST_SKIP() << "no gemm microkernels for isa " << to_string(isa) << " in this build";
   //                                 n  h   w   c  oc kh kw sh sw dh dw pt pb pl pr g
   const std::vector<Shape> shapes = {{1, 9, 10, 8, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 3x3 pad 1, ragged N
                                      {2, 8, 9, 12, 16, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 1},    // stride 2, TF SAME, batch 2
@@ -172,32 +204,30 @@ TEST_P(Conv2dIsaTest, ImplicitMatchesReference) {
                                      // 8 channels or more: row terms from the pixels' (window terms)
                                      {1, 9, 8, 8, 5, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, 1},      // dilation 2 along H
                                      {1, 5, 9, 8, 9, 5, 5, 1, 2, 1, 1, 3, 2, 1, 3, 1}};     // 5x5 stride 2 along W, pads beyond
-  int ran = 0;
-  for (std::size_t si = 0; si < shapes.size(); ++si) {
-    for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
-      const Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 17 + qi));
-      const testing::ConvData d = testing::make_data(p, static_cast<std::uint32_t>(qi + 5));
-      std::vector<std::uint8_t> expected(testing::output_bytes(p));
-      conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
-      for (const auto& tile : tiles) {
-        for (int threads : {1, 2}) {
-          Conv2dConfig c;
-          c.algo = ConvAlgo::implicit;
-          c.gemm.isa = isa;
-          c.gemm.mr = tile.mr;
-          c.gemm.nr = tile.nr;
-          c.gemm.pack_a = false;
-          c.gemm.fuse_requant = (qi + static_cast<std::size_t>(threads)) % 2 == 0;
-          c.gemm.threads = threads;
-          if (!conv2d_check_config(p, c).empty()) continue;  // families that widen A (AVX2) never read it in place
-          SCOPED_TRACE(testing::describe(c));
-          testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi + 5), &expected);
-          ++ran;
-        }
-      }
-    }
-  }
+  const int ran = check_implicit(isa, shapes, false);
   // Families that read A in place ran every shape and kind on some tile.
+  if (isa != Isa::avx2 && isa != Isa::amx) {
+    EXPECT_GE(ran, static_cast<int>(shapes.size() * quant_kinds().size()));
+  }
+}
+
+// algo=implicit where the padding reads as zero bytes (the zero point of activations after a ReLU):
+// each tile then runs only the span of kernel rows its output rows reach inside the image
+// (GemmASource::live_segments). Tiles within one output row, tiles across two with different spans,
+// output rows with no kernel row inside the image, dilation and stride along H, batches (a tile
+// across two images), row terms summed by the engine (4 channels) and from the pixels (8 or more).
+TEST_P(Conv2dIsaTest, ImplicitSkipsKernelRowsInThePadding) {
+  const Isa isa = GetParam();
+  if (representative_tiles(isa).empty()) GTEST_SKIP() << "no gemm microkernels for isa " << to_string(isa) << " in this build";
+  //                                 n  h   w   c  oc kh kw sh sw dh dw pt pb pl pr g
+  const std::vector<Shape> shapes = {{1, 9, 5, 8, 6, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, 1},      // 7x1, rows of 5 pixels
+                                     {2, 7, 3, 12, 20, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, 1},    // 7x1, batch 2, rows of 3
+                                     {1, 9, 10, 8, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 3x3 pad 1
+                                     {1, 3, 4, 4, 9, 5, 5, 1, 1, 1, 1, 3, 2, 1, 3, 1},      // 5x5, pads beyond the image
+                                     {1, 9, 8, 4, 5, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, 1},      // dilation 2 along H
+                                     {1, 5, 9, 8, 9, 5, 5, 2, 2, 1, 1, 3, 2, 1, 3, 1},      // 5x5 stride 2
+                                     {1, 2, 3, 4, 4, 3, 3, 1, 1, 1, 1, 4, 4, 1, 1, 1}};     // rows whose every kernel row is padding
+  const int ran = check_implicit(isa, shapes, true);
   if (isa != Isa::avx2 && isa != Isa::amx) {
     EXPECT_GE(ran, static_cast<int>(shapes.size() * quant_kinds().size()));
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "conv2d/conv2d_patches.h"
@@ -125,6 +126,24 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
       }
     }
     segment_stride_ = static_cast<std::size_t>(p.dilation_h * padded_w_) * pixel;
+    if ((p.pad_top != 0 || p.pad_bottom != 0) && p.kernel_h <= std::numeric_limits<std::uint16_t>::max()) {
+      // Kernel row kh of output row oh reads input row oh*SH - pad_top + kh*DH.
+      std::vector<GemmASource::SegmentRange> by_oh(static_cast<std::size_t>(oh_n));
+      for (std::int64_t oh = 0; oh < oh_n; ++oh) {
+        std::int64_t first = p.kernel_h, end = 0;
+        for (std::int64_t kh = 0; kh < p.kernel_h; ++kh) {
+          const std::int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
+          if (ih < 0 || ih >= p.in_h) continue;
+          first = std::min(first, kh);
+          end = kh + 1;
+        }
+        by_oh[static_cast<std::size_t>(oh)] = {static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(end)};
+      }
+      live_segments_.reserve(static_cast<std::size_t>(m_));
+      for (std::int64_t n = 0; n < p.batch; ++n) {
+        for (std::int64_t oh = 0; oh < oh_n; ++oh) live_segments_.insert(live_segments_.end(), ow_n, by_oh[static_cast<std::size_t>(oh)]);
+      }
+    }
   }
   // im2col rows are K bytes padded to whole 4-byte groups with the zero point, and the weights
   // get as many zero rows: (za - za) * (0 - zb) adds nothing, and no microkernel meets a ragged
@@ -211,6 +230,9 @@ void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) con
     a = pad_input(input, padded);
   }
   GemmASource source = GemmASource::dense_segments(a, row_offsets_.data(), segment_stride_);
+  if (!live_segments_.empty()) {
+    source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(problem_.a_zero_point));
+  }
   if (window_terms_) {
     thread_local std::vector<std::int32_t> terms;
     conv_window_terms(problem_, *engines_[0], input, terms);

@@ -76,6 +76,9 @@ class GemmConv {
   std::size_t segment_stride_ = 0;
   bool padded_ = false;
   std::int64_t padded_h_ = 0, padded_w_ = 0;
+  // implicit with padding above or below: per GEMM row, the kernel rows that fall inside the image
+  // (GemmASource::live_segments); the engine skips the others where the zero point reads as zero.
+  std::vector<GemmASource::SegmentRange> live_segments_;
   // implicit with a weight zero point: the rows' terms from each input pixel's, once per run
   // (conv2d_window_terms.h), instead of the engine summing every row's K bytes.
   bool window_terms_ = false;

@@ -48,6 +48,9 @@ struct Scratch {
   std::vector<const std::uint8_t*> rows;
   std::vector<const std::uint8_t*> panel_rows;  // in place: one M panel's row pointers at a K block
   std::vector<const std::uint8_t*> segment_rows;  // segmented A: the task's rows at one segment
+  // Segmented A with live segments: each M panel's span of them, and its rows at the span's start.
+  std::vector<GemmASource::SegmentRange> panel_spans;
+  std::vector<const std::uint8_t*> live_rows;
 };
 
 Scratch& thread_scratch() {
@@ -324,6 +327,25 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
   // kernels' block) are summed right before the group's first tile, so that its rows come into L1
   // once for both; summed up front for the whole of M they were read from L2 twice.
   if (in_place && zb_nonzero && blocks > 1) sum_rows(0, rows_m);
+  // Live segments (GemmASource::live_segments): each M panel runs the span of its rows' live
+  // segments, from rows and B advanced to the span's first segment.
+  const bool spans = segments_in_kernel && a.live_segments != nullptr && (a.dead_byte ^ flip) == 0;
+  if (spans) {
+    s.panel_spans.resize(m_panels);
+    s.live_rows.resize(m_panels * mr);
+    for (std::size_t mp = 0; mp < m_panels; ++mp) {
+      std::size_t first = k_blocks, end = 0;
+      for (std::size_t i = mp * mr; i < std::min(rows_m, (mp + 1) * mr); ++i) {
+        const GemmASource::SegmentRange live = a.live_segments[m0 + i];
+        if (live.first >= live.end) continue;
+        first = std::min<std::size_t>(first, live.first);
+        end = std::max<std::size_t>(end, live.end);
+      }
+      if (first >= end) first = 0, end = 1;  // rows with nothing live: one dead segment adds nothing
+      s.panel_spans[mp] = {static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(end)};
+      for (std::size_t i = mp * mr; i < (mp + 1) * mr; ++i) s.live_rows[i] = s.rows[i] + first * a.segment_stride;
+    }
+  }
   const bool sums_rows_ahead = in_place && zb_nonzero && blocks == 1;
   const std::size_t sum_group_panels = (16 + mr - 1) / mr;
   const std::size_t a_elem = packed_a_elem_bytes(uk->a_format), b_elem = packed_b_elem_bytes(uk->b_format);
@@ -348,7 +370,8 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       GemmUkernelArgs args;
       args.cols = std::min(nr, cols_n - np * nr);
       args.k_groups = groups;
-      args.b_packed = panel + 2 * sizeof(std::int32_t) * nr_stride + g0 * nr_stride * kr * b_elem;
+      const std::uint8_t* b_block = panel + 2 * sizeof(std::int32_t) * nr_stride + g0 * nr_stride * kr * b_elem;
+      args.b_packed = b_block;
       args.first = kb == 0;
       args.last = kb + 1 == blocks;
       args.partial_stride = partial_stride;
@@ -371,7 +394,13 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
           const std::size_t first = mp * mr, count = std::min(sum_group_panels * mr, rows_m - first);
           sum_rows(first, count);
         }
-        if (in_place) {
+        if (spans) {
+          const GemmASource::SegmentRange span = s.panel_spans[mp];
+          args.a_rows = s.live_rows.data() + mp * mr;
+          args.a_segments = span.end - span.first;
+          args.k_groups = args.a_segments * kc_groups;
+          args.b_packed = b_block + span.first * kc_groups * nr_stride * kr * b_elem;
+        } else if (in_place) {
           if (k0 == 0) {
             args.a_rows = s.rows.data() + mp * mr;  // the rows themselves (first or only K block)
           } else {

@@ -68,6 +68,25 @@ struct GemmASource {
     s.row_terms = terms;
     return s;
   }
+
+  // Segmented A only, optional: the segments each row needs. Row m's segments outside
+  // [live_segments[m].first, live_segments[m].end) hold nothing but `dead_byte` (a convolution's
+  // kernel rows in its padding: the activation zero point); first >= end where none is live. Where
+  // the microkernel sees that byte as 0 (it reads A XOR its flip) those segments add nothing to the
+  // dot products nor to the row terms, and a tile runs only the span of its rows' live segments:
+  // a 7x1 kernel over 17 output rows with 3 rows of padding on each side then does a tenth less.
+  struct SegmentRange {
+    std::uint16_t first = 0, end = 0;
+  };
+  const SegmentRange* live_segments = nullptr;
+  std::uint8_t dead_byte = 0;
+
+  GemmASource with_live_segments(const SegmentRange* ranges, std::uint8_t byte) const {
+    GemmASource s = *this;
+    s.live_segments = ranges;
+    s.dead_byte = byte;
+    return s;
+  }
   bool is_indirect() const { return indirection != nullptr; }
   bool is_segmented() const { return row_offsets != nullptr; }
 };
