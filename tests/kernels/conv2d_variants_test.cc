@@ -215,7 +215,8 @@ TEST_P(Conv2dIsaTest, ImplicitMatchesReference) {
 // each tile then runs only the span of kernel rows its output rows reach inside the image
 // (GemmASource::live_segments). Tiles within one output row, tiles across two with different spans,
 // output rows with no kernel row inside the image, dilation and stride along H, batches (a tile
-// across two images), row terms summed by the engine (4 channels) and from the pixels (8 or more).
+// across two images), row terms summed by the engine (4 channels) and from the pixels (8 or more);
+// 1xK kernels padded along W run columns first, their output rows copied back to NHWC.
 TEST_P(Conv2dIsaTest, ImplicitSkipsKernelRowsInThePadding) {
   const Isa isa = GetParam();
   if (representative_tiles(isa).empty()) GTEST_SKIP() << "no gemm microkernels for isa " << to_string(isa) << " in this build";
@@ -226,7 +227,11 @@ TEST_P(Conv2dIsaTest, ImplicitSkipsKernelRowsInThePadding) {
                                      {1, 3, 4, 4, 9, 5, 5, 1, 1, 1, 1, 3, 2, 1, 3, 1},      // 5x5, pads beyond the image
                                      {1, 9, 8, 4, 5, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, 1},      // dilation 2 along H
                                      {1, 5, 9, 8, 9, 5, 5, 2, 2, 1, 1, 3, 2, 1, 3, 1},      // 5x5 stride 2
-                                     {1, 2, 3, 4, 4, 3, 3, 1, 1, 1, 1, 4, 4, 1, 1, 1}};     // rows whose every kernel row is padding
+                                     {1, 2, 3, 4, 4, 3, 3, 1, 1, 1, 1, 4, 4, 1, 1, 1},      // rows whose every kernel row is padding
+                                     // 1xK, columns first (implicit_columns_first): taps as segments
+                                     {1, 4, 11, 4, 7, 1, 7, 1, 1, 1, 1, 0, 0, 3, 3, 1},     // 1x7, engine-summed row terms
+                                     {2, 5, 9, 8, 6, 1, 7, 1, 2, 1, 1, 0, 0, 3, 2, 1},      // batch 2, stride 2 along W
+                                     {1, 3, 2, 4, 5, 1, 5, 1, 1, 1, 1, 0, 0, 3, 3, 1}};     // columns whose every tap is padding
   const int ran = check_implicit(isa, shapes, true);
   if (isa != Isa::avx2 && isa != Isa::amx) {
     EXPECT_GE(ran, static_cast<int>(shapes.size() * quant_kinds().size()));

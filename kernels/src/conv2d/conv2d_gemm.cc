@@ -65,6 +65,15 @@ Im2colBlocking im2col_blocking(const Conv2dProblem& p, int threads) {
   return b;
 }
 
+bool implicit_columns_first(const Conv2dProblem& p, const GemmConfig& config) {
+  const GemmUkernel* uk = find_gemm_ukernel(config.isa, config.mr, config.nr);
+  const std::int64_t m = p.batch * p.out_h() * p.out_w();
+  return p.kernel_h == 1 && p.kernel_w > 1 && p.kernel_w <= std::numeric_limits<std::uint16_t>::max() &&
+         (p.pad_left != 0 || p.pad_right != 0) && p.groups == 1 && uk != nullptr && p.in_c % uk->kr == 0 &&
+         m <= std::numeric_limits<std::uint32_t>::max() &&
+         GemmEngine::skips_dead_segments(conv_group_gemm(p, 0, m), config, static_cast<std::uint8_t>(p.a_zero_point));
+}
+
 std::string check_gemm_conv(const Conv2dProblem& p, const Conv2dConfig& config) {
   if (config.algo == ConvAlgo::gemm_1x1) {
     if (p.kernel_h != 1 || p.kernel_w != 1) return "algo gemm_1x1 needs a 1x1 kernel";
@@ -78,7 +87,7 @@ std::string check_gemm_conv(const Conv2dProblem& p, const Conv2dConfig& config) 
     if (p.groups != 1) return "algo implicit needs groups 1";
     if (p.dilation_w != 1) return "algo implicit needs dilation 1 along W (a kernel row is then one run of input bytes)";
     if (config.gemm.kc != 0) return "algo implicit takes kc=0: its K blocks are the kernel rows";
-    const std::size_t segment = implicit_segment_bytes(p);
+    const std::size_t segment = implicit_segment_bytes(p, implicit_columns_first(p, config.gemm));
     if (std::string why = GemmEngine::check_segmented(config.gemm, segment); !why.empty()) return "algo implicit: " + why;
     GemmConfig engine = config.gemm;
     engine.kc = static_cast<int>(segment);
@@ -110,7 +119,8 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
   if (algo_ == ConvAlgo::implicit) {
     // The engine's K blocks are the kernel rows; row m reads, for kernel row kh, KW*C_in bytes
     // from its top-left tap onwards in the input seen with its padding (padded_ copies it).
-    engine_config.kc = static_cast<int>(implicit_segment_bytes(p));
+    columns_first_ = implicit_columns_first(p, config.gemm);
+    engine_config.kc = static_cast<int>(implicit_segment_bytes(p, columns_first_));
     padded_ = p.pad_top != 0 || p.pad_bottom != 0 || p.pad_left != 0 || p.pad_right != 0;
     padded_h_ = p.in_h + p.pad_top + p.pad_bottom;
     padded_w_ = p.in_w + p.pad_left + p.pad_right;
@@ -118,15 +128,43 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
     const std::int64_t oh_n = p.out_h(), ow_n = p.out_w();
     row_offsets_.resize(static_cast<std::size_t>(m_));
     std::size_t* offset = row_offsets_.data();
-    for (std::int64_t n = 0; n < p.batch; ++n) {
-      for (std::int64_t oh = 0; oh < oh_n; ++oh) {
+    const auto row_offset = [&](std::int64_t n, std::int64_t oh, std::int64_t ow) {
+      return static_cast<std::size_t>((n * padded_h_ + oh * p.stride_h) * padded_w_ + ow * p.stride_w) * pixel;
+    };
+    if (columns_first_) {
+      // Rows (n, ow, oh); segment s is tap s of the row: the next pixel along W.
+      pixel_of_row_.reserve(static_cast<std::size_t>(m_));
+      std::vector<GemmASource::SegmentRange> by_ow(static_cast<std::size_t>(ow_n));
+      for (std::int64_t ow = 0; ow < ow_n; ++ow) {
+        std::int64_t first = p.kernel_w, end = 0;
+        for (std::int64_t kw = 0; kw < p.kernel_w; ++kw) {
+          const std::int64_t iw = ow * p.stride_w - p.pad_left + kw;
+          if (iw < 0 || iw >= p.in_w) continue;
+          first = std::min(first, kw);
+          end = kw + 1;
+        }
+        by_ow[static_cast<std::size_t>(ow)] = {static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(end)};
+      }
+      for (std::int64_t n = 0; n < p.batch; ++n) {
         for (std::int64_t ow = 0; ow < ow_n; ++ow) {
-          *offset++ = static_cast<std::size_t>((n * padded_h_ + oh * p.stride_h) * padded_w_ + ow * p.stride_w) * pixel;
+          for (std::int64_t oh = 0; oh < oh_n; ++oh) {
+            *offset++ = row_offset(n, oh, ow);
+            pixel_of_row_.push_back(static_cast<std::uint32_t>((n * oh_n + oh) * ow_n + ow));
+          }
+          live_segments_.insert(live_segments_.end(), oh_n, by_ow[static_cast<std::size_t>(ow)]);
         }
       }
+      segment_stride_ = pixel;
+    } else {
+      for (std::int64_t n = 0; n < p.batch; ++n) {
+        for (std::int64_t oh = 0; oh < oh_n; ++oh) {
+          for (std::int64_t ow = 0; ow < ow_n; ++ow) *offset++ = row_offset(n, oh, ow);
+        }
+      }
+      segment_stride_ = static_cast<std::size_t>(p.dilation_h * padded_w_) * pixel;
     }
-    segment_stride_ = static_cast<std::size_t>(p.dilation_h * padded_w_) * pixel;
-    if ((p.pad_top != 0 || p.pad_bottom != 0) && p.kernel_h <= std::numeric_limits<std::uint16_t>::max()) {
+    if (!columns_first_ && (p.pad_top != 0 || p.pad_bottom != 0) &&
+        p.kernel_h <= std::numeric_limits<std::uint16_t>::max()) {
       // Kernel row kh of output row oh reads input row oh*SH - pad_top + kh*DH.
       std::vector<GemmASource::SegmentRange> by_oh(static_cast<std::size_t>(oh_n));
       for (std::int64_t oh = 0; oh < oh_n; ++oh) {
@@ -233,12 +271,24 @@ void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) con
   if (!live_segments_.empty()) {
     source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(problem_.a_zero_point));
   }
+  const auto ldc = static_cast<std::size_t>(problem_.out_c);
   if (window_terms_) {
-    thread_local std::vector<std::int32_t> terms;
-    conv_window_terms(problem_, *engines_[0], input, terms);
-    source = source.with_row_terms(terms.data());
+    thread_local std::vector<std::int32_t> terms, row_terms;
+    conv_window_terms(problem_, *engines_[0], input, terms);  // NHWC order
+    if (columns_first_) {
+      row_terms.resize(terms.size());
+      for (std::size_t m = 0; m < row_terms.size(); ++m) row_terms[m] = terms[pixel_of_row_[m]];
+    }
+    source = source.with_row_terms(columns_first_ ? row_terms.data() : terms.data());
   }
-  engines_[0]->run(source, output, static_cast<std::size_t>(problem_.out_c));
+  if (!columns_first_) return engines_[0]->run(source, output, ldc);
+  thread_local std::vector<std::uint8_t> by_columns;
+  const std::size_t row_bytes = ldc * out_elem_;
+  by_columns.resize(static_cast<std::size_t>(m_) * row_bytes);
+  engines_[0]->run(source, by_columns.data(), ldc);
+  for (std::size_t m = 0; m < pixel_of_row_.size(); ++m) {
+    std::memcpy(output + pixel_of_row_[m] * row_bytes, by_columns.data() + m * row_bytes, row_bytes);
+  }
 }
 
 const std::uint8_t* GemmConv::pad_input(const std::uint8_t* input, std::vector<std::uint8_t>& padded) const {

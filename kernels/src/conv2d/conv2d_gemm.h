@@ -31,10 +31,20 @@ struct Im2colBlocking {
 };
 Im2colBlocking im2col_blocking(const Conv2dProblem& problem, int threads);
 
-// algo=implicit: the bytes of one kernel row's run of input (KW pixels of C_in channels), the
-// engine's K block and the segment its microkernels read per kernel row.
-inline std::size_t implicit_segment_bytes(const Conv2dProblem& p) {
-  return static_cast<std::size_t>(p.kernel_w * p.in_c);
+// algo=implicit reads a segment per kernel row (KW pixels of C_in channels), and a tile runs only
+// the kernel rows its output rows reach inside the image where the padding reads as zero bytes
+// (GemmASource::live_segments). A 1xK kernel padded left and right would skip nothing that way:
+// the taps in the padding differ between neighbouring output pixels of a tile. Columns first, its
+// GEMM rows go down the output columns (n, ow, oh) and every tap is a segment of C_in bytes, so a
+// tile within one column skips that column's taps in the padding (InceptionV3's 1x7 layers on
+// 17 columns: a tenth of their work); the output is written in that order to a scratch and its rows
+// copied to NHWC. Chosen where it skips: taps of whole k groups, the padding read as zero.
+bool implicit_columns_first(const Conv2dProblem& p, const GemmConfig& config);
+
+// algo=implicit: the bytes of one segment, the engine's K block and the run its microkernels read
+// per kernel row (or, columns first, per tap).
+inline std::size_t implicit_segment_bytes(const Conv2dProblem& p, bool columns_first) {
+  return static_cast<std::size_t>(columns_first ? p.in_c : p.kernel_w * p.in_c);
 }
 
 // Why `algo` (a GEMM-based one) cannot run `problem` with `config`, or "".
@@ -79,6 +89,9 @@ class GemmConv {
   // implicit with padding above or below: per GEMM row, the kernel rows that fall inside the image
   // (GemmASource::live_segments); the engine skips the others where the zero point reads as zero.
   std::vector<GemmASource::SegmentRange> live_segments_;
+  // implicit_columns_first(): GEMM row m is output pixel pixel_of_row_[m] (NHWC order).
+  bool columns_first_ = false;
+  std::vector<std::uint32_t> pixel_of_row_;
   // implicit with a weight zero point: the rows' terms from each input pixel's, once per run
   // (conv2d_window_terms.h), instead of the engine summing every row's K bytes.
   bool window_terms_ = false;

@@ -200,6 +200,12 @@ std::string GemmEngine::check_indirect(const GemmConfig& config) {
   return "";
 }
 
+bool GemmEngine::skips_dead_segments(const GemmProblem& problem, const GemmConfig& config, std::uint8_t dead_byte) {
+  const GemmUkernel* uk = find_gemm_ukernel(config.isa, config.mr, config.nr);
+  return uk != nullptr && uk->fn_segments != nullptr && !config.pack_a &&
+         (dead_byte ^ packed_a_flip(*uk, problem)) == 0;
+}
+
 std::string GemmEngine::check_segmented(const GemmConfig& config, std::size_t segment_bytes) {
   if (config.pack_a) return "pack_a=1: rows read in place (kernel-row segments) are never packed";
   const GemmUkernel* uk = find_gemm_ukernel(config.isa, config.mr, config.nr);

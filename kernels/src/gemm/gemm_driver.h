@@ -113,6 +113,11 @@ class GemmEngine {
   // why not. The engine's K blocks must then be the segments: config.kc = segment_bytes.
   static std::string check_segmented(const GemmConfig& config, std::size_t segment_bytes);
 
+  // Whether run() skips the dead segments of a segmented A source whose dead byte is `dead_byte`
+  // (GemmASource::live_segments) with `config` on `problem`: the microkernel walks the segments and
+  // reads that byte as 0.
+  static bool skips_dead_segments(const GemmProblem& problem, const GemmConfig& config, std::uint8_t dead_byte);
+
   // Whether run() with A read in place uses row terms (a weight zero point) and takes them
   // precomputed from GemmASource::row_terms.
   bool takes_row_terms() const;
