@@ -1,7 +1,7 @@
 // The AVX-512 VNNI GEMM family: EVEX vpdpbusd on zmm (u8 x s8, four products per int32 lane),
 // 16 columns per vector, ragged columns stored with masks. A is PackedA::u8 (s8 activations
 // flipped with +128 zero-point compensation), B PackedB::s8 in groups of 4; A can also be read in
-// place. 32 zmm registers: up to 24 accumulators (12x32, 8x48, 6x64) leave room for B and broadcasts.
+// place. 32 zmm registers: up to 25 accumulators (12x32, 8x48, 6x64, 5x80) leave room for B and broadcasts.
 #include "x86/gemm_x86_ukernel.h"
 
 namespace qtune::detail {
@@ -33,6 +33,10 @@ constexpr GemmUkernel kAvx512VnniUkernels[] = {
     make_gemm_ukernel<Avx512VnniTraits, 8, 48>("qu8-gemm-8x48c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 4, 64>("qu8-gemm-4x64c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 6, 64>("qu8-gemm-6x64c4-avx512vnni"),
+    // Five vectors: N = 80 * k layers (InceptionV3's 80 and 160 channels, MobileNetV2's 160 and
+    // 320) in whole panels, where 64- and 48-wide panels leave a part-empty one.
+    make_gemm_ukernel<Avx512VnniTraits, 4, 80>("qu8-gemm-4x80c4-avx512vnni"),
+    make_gemm_ukernel<Avx512VnniTraits, 5, 80>("qu8-gemm-5x80c4-avx512vnni"),
 };
 
 }  // namespace
