@@ -102,6 +102,7 @@ std::vector<IsaRow> rows() {
     row.gemm_tiles = kAvx512Tiles;
     row.narrow_n = 16;
     row.narrow_tile = {8, 16};
+    row.single_row_tile = {1, 64};
     row.dw_tiles = kAvx512DwTiles;
     row.dw_width_tile = 4;
   }

@@ -71,6 +71,9 @@ struct IsaRow {
   std::span<const GemmTile> gemm_tiles;
   int narrow_n = 0;
   GemmTile narrow_tile;
+  // The tile for matrix-vector layers (M = 1), where every taller tile repeats the one row; {0, 0}:
+  // none (the workhorse tiles then compete as for any M).
+  GemmTile single_row_tile{0, 0};
   std::span<const DwDefaultTile> dw_tiles;
   int dw_width_tile = 1;
 };

@@ -19,6 +19,9 @@ struct Avx512VnniTraits : ZmmBase {
 
 constexpr GemmUkernel kAvx512VnniUkernels[] = {
     make_gemm_ukernel<Avx512VnniTraits, 1, 16>("qu8-gemm-1x16c4-avx512vnni"),
+    // One row, four vectors: matrix-vector layers (a network's classifier, M = 1) stream B at one
+    // vpdpbusd per load, where taller tiles repeat the one row in every rows' products.
+    make_gemm_ukernel<Avx512VnniTraits, 1, 64>("qu8-gemm-1x64c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 4, 4>("qu8-gemm-4x4c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 4, 16>("qu8-gemm-4x16c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 8, 8>("qu8-gemm-8x8c4-avx512vnni"),
