@@ -70,6 +70,39 @@ TEST(IsaTable, VectorGemmFamiliesRequantizeSeparatelyInVectors) {
   }
 }
 
+// A row's default tiles name microkernels of its own family, and M = 1 takes the single-row tile
+// of the first usable row that has one (a matrix-vector layer; any taller tile repeats its row).
+TEST(IsaTable, DefaultTilesExistAndOneRowTakesTheSingleRowTile) {
+  for (const IsaRow& row : detail::isa_table()) {
+    for (const detail::GemmTile tile : row.gemm_tiles) {
+      EXPECT_NE(detail::find_gemm_ukernel(row.isa, tile.mr, tile.nr), nullptr) << to_string(row.isa);
+    }
+    if (row.single_row_tile.mr != 0) {
+      EXPECT_EQ(row.single_row_tile.mr, 1) << to_string(row.isa);
+      EXPECT_NE(detail::find_gemm_ukernel(row.isa, 1, row.single_row_tile.nr), nullptr) << to_string(row.isa);
+    }
+  }
+  const IsaRow* first = nullptr;
+  for (const IsaRow& row : detail::isa_table()) {
+    if (cpu_features().usable(row.isa) && !row.gemm_tiles.empty()) {
+      first = &row;
+      break;
+    }
+  }
+  if (first == nullptr || first->single_row_tile.mr == 0) GTEST_SKIP() << "the best usable family has no single-row tile";
+  GemmProblem p;
+  p.m = 1;
+  p.n = 1000;
+  p.k = 2048;
+  p.out_type = DType::s32;
+  const GemmConfig c = gemm_default_config(p);
+  EXPECT_EQ(c.isa, first->isa);
+  EXPECT_EQ(c.mr, 1);
+  EXPECT_EQ(c.nr, first->single_row_tile.nr);
+  p.m = 2;
+  EXPECT_NE(gemm_default_config(p).mr, 1) << "the single-row tile is for M = 1 only";
+}
+
 TEST(IsaTable, RequantizeVariantsAreTheRowsWithTheirOwnKernel) {
   std::set<Isa> expected{Isa::scalar}, listed;
   for (const IsaRow& row : detail::isa_table()) {
