@@ -119,6 +119,7 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
   if (algo_ == ConvAlgo::implicit) {
     // The engine's K blocks are the kernel rows; row m reads, for kernel row kh, KW*C_in bytes
     // from its top-left tap onwards in the input seen with its padding (padded_ copies it).
+    // Columns first (implicit_columns_first), the K blocks are the taps of the one kernel row.
     columns_first_ = implicit_columns_first(p, config.gemm);
     engine_config.kc = static_cast<int>(implicit_segment_bytes(p, columns_first_));
     padded_ = p.pad_top != 0 || p.pad_bottom != 0 || p.pad_left != 0 || p.pad_right != 0;
