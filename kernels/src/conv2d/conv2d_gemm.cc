@@ -25,6 +25,25 @@ std::vector<T> slice(const std::vector<T>& v, std::int64_t begin, std::int64_t c
   return std::vector<T>(v.begin() + begin, v.begin() + begin + count);
 }
 
+// For each output position along one axis, the taps [first, end) of the kernel's extent along it
+// that fall inside the input (first >= end where none does): tap t of output o reads input
+// o * stride - pad + t * dilation. Inside taps are contiguous, so a range says which.
+std::vector<GemmASource::SegmentRange> taps_inside(std::int64_t outputs, std::int64_t inputs, std::int64_t kernel,
+                                                   std::int64_t stride, std::int64_t pad, std::int64_t dilation) {
+  std::vector<GemmASource::SegmentRange> ranges(static_cast<std::size_t>(outputs));
+  for (std::int64_t o = 0; o < outputs; ++o) {
+    std::int64_t first = kernel, end = 0;
+    for (std::int64_t t = 0; t < kernel; ++t) {
+      const std::int64_t i = o * stride - pad + t * dilation;
+      if (i < 0 || i >= inputs) continue;
+      first = std::min(first, t);
+      end = t + 1;
+    }
+    ranges[static_cast<std::size_t>(o)] = {static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(end)};
+  }
+  return ranges;
+}
+
 }  // namespace
 
 GemmProblem conv_group_gemm(const Conv2dProblem& p, std::int64_t group, std::int64_t m) {
@@ -135,17 +154,7 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
     if (columns_first_) {
       // Rows (n, ow, oh); segment s is tap s of the row: the next pixel along W.
       pixel_of_row_.reserve(static_cast<std::size_t>(m_));
-      std::vector<GemmASource::SegmentRange> by_ow(static_cast<std::size_t>(ow_n));
-      for (std::int64_t ow = 0; ow < ow_n; ++ow) {
-        std::int64_t first = p.kernel_w, end = 0;
-        for (std::int64_t kw = 0; kw < p.kernel_w; ++kw) {
-          const std::int64_t iw = ow * p.stride_w - p.pad_left + kw;
-          if (iw < 0 || iw >= p.in_w) continue;
-          first = std::min(first, kw);
-          end = kw + 1;
-        }
-        by_ow[static_cast<std::size_t>(ow)] = {static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(end)};
-      }
+      const auto by_ow = taps_inside(ow_n, p.in_w, p.kernel_w, p.stride_w, p.pad_left, p.dilation_w);
       for (std::int64_t n = 0; n < p.batch; ++n) {
         for (std::int64_t ow = 0; ow < ow_n; ++ow) {
           for (std::int64_t oh = 0; oh < oh_n; ++oh) {
@@ -166,18 +175,7 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
     }
     if (!columns_first_ && (p.pad_top != 0 || p.pad_bottom != 0) &&
         p.kernel_h <= std::numeric_limits<std::uint16_t>::max()) {
-      // Kernel row kh of output row oh reads input row oh*SH - pad_top + kh*DH.
-      std::vector<GemmASource::SegmentRange> by_oh(static_cast<std::size_t>(oh_n));
-      for (std::int64_t oh = 0; oh < oh_n; ++oh) {
-        std::int64_t first = p.kernel_h, end = 0;
-        for (std::int64_t kh = 0; kh < p.kernel_h; ++kh) {
-          const std::int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
-          if (ih < 0 || ih >= p.in_h) continue;
-          first = std::min(first, kh);
-          end = kh + 1;
-        }
-        by_oh[static_cast<std::size_t>(oh)] = {static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(end)};
-      }
+      const auto by_oh = taps_inside(oh_n, p.in_h, p.kernel_h, p.stride_h, p.pad_top, p.dilation_h);
       live_segments_.reserve(static_cast<std::size_t>(m_));
       for (std::int64_t n = 0; n < p.batch; ++n) {
         for (std::int64_t oh = 0; oh < oh_n; ++oh) live_segments_.insert(live_segments_.end(), ow_n, by_oh[static_cast<std::size_t>(oh)]);
