@@ -36,6 +36,9 @@ constexpr GemmUkernel kAvx512VnniUkernels[] = {
     make_gemm_ukernel<Avx512VnniTraits, 8, 48>("qu8-gemm-8x48c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 4, 64>("qu8-gemm-4x64c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 6, 64>("qu8-gemm-6x64c4-avx512vnni"),
+    // Five rows: M = 5 * k images (7x7: 49 of 50 rows used, where 4 rows use 49 of 52; 17x17 and
+    // 35x35 likewise).
+    make_gemm_ukernel<Avx512VnniTraits, 5, 64>("qu8-gemm-5x64c4-avx512vnni"),
     // Five vectors: N = 80 * k layers (InceptionV3's 80 and 160 channels, MobileNetV2's 160 and
     // 320) in whole panels, where 64- and 48-wide panels leave a part-empty one.
     make_gemm_ukernel<Avx512VnniTraits, 4, 80>("qu8-gemm-4x80c4-avx512vnni"),
