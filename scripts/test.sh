@@ -21,8 +21,8 @@ if [ "${QTUNE_SKIP_ASAN:-0}" != 1 ]; then
   ctest --preset asan
 fi
 if [ "${QTUNE_SKIP_AARCH64:-0}" != 1 ]; then
-  # The whole project cross-built; ctest runs the kernel tests once per emulated CPU model, the
-  # rest of the suite under qemu's "max", and the Arm half of the end-to-end session (tune, export).
+  # The whole project cross-built; ctest runs the whole suite once per emulated CPU model
+  # (cortex-a72, neoverse-n1, max) and the Arm half of the end-to-end session (tune, export).
   cmake --preset aarch64 >/dev/null
   cmake --build --preset aarch64
   ctest --preset aarch64

@@ -2,14 +2,18 @@
 // are pinned to. The session must notice (the measurements' threads wait for the CPU), take the
 // measurements again and say so in its summary. What is checked is the report, never a time.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include "qtune/measure/machine_load.h"
@@ -32,25 +36,41 @@ int last_allowed_cpu() {
   return last;
 }
 
-// A child process spinning on `cpu` for as long as the object lives.
+// Another process spinning on `cpu` for as long as the object lives. Not a child of this one:
+// the load sampler counts this process's children as its own (the isolated measurer's worker is
+// one), so a neighbour must belong to someone else. A shell starts the loop in the background,
+// prints its pid and exits, which leaves the loop to init; `timeout` ends it after a minute should
+// this test die before its destructor runs. Spawned rather than forked: a fork()
+// of this process (it runs threads) is not safe under qemu-user (tests/CMakeLists.txt), and the
+// shell is a host program that runs natively there.
 class CpuHog {
  public:
   explicit CpuHog(int cpu) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(cpu, &set);
-      sched_setaffinity(0, sizeof set, &set);
-      volatile unsigned long spin = 0;
-      for (;;) spin = spin + 1;
-    }
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0) return;  // only the dup2 on fd 1 reaches the shell
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    std::string loop = "timeout 60 taskset -c " + std::to_string(cpu) +
+                       " sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 & echo $!";
+    char arg0[] = "sh", arg1[] = "-c";
+    char* argv[] = {arg0, arg1, loop.data(), nullptr};
+    pid_t shell = -1;
+    const bool spawned = posix_spawn(&shell, "/bin/sh", &actions, nullptr, argv, environ) == 0;
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    std::string text;
+    char buffer[64];
+    for (ssize_t n; spawned && (n = read(out[0], buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+    close(out[0]);
+    if (!spawned) return;
+    int status = 0;
+    waitpid(shell, &status, 0);
+    pid_ = static_cast<pid_t>(std::atol(text.c_str()));
   }
   ~CpuHog() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    int status = 0;
-    waitpid(pid_, &status, 0);
+    if (pid_ > 0) kill(pid_, SIGTERM);  // timeout passes it on to the loop
   }
   bool started() const { return pid_ > 0; }
 
