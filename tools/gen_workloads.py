@@ -10,7 +10,8 @@ pooling are applied in one place rather than typed by hand. TensorFlow 'SAME' pa
 explicit, asymmetric where it is (the extra row/column goes to the bottom/right, as in TF).
 A layer's activation zero point follows from what produced its input (an image, a ReLU, or a
 linear output) under the table's scheme; where it differs from the table's default the layer
-says so. Identical layers (same shape, stride, padding, groups and quantization) are merged into
+says so. A layer followed by a ReLU (or ReLU6) that the deployed model fuses into it says
+"relu": true: its output range starts at its zero point. Identical layers (same shape, stride, padding, groups and quantization) are merged into
 one entry with a count; the entry keeps the name of the first occurrence.
 
 Usage: tools/gen_workloads.py [--out DIR]   (default: the repository's workloads/)
@@ -43,10 +44,10 @@ class Net:
         self.layers = []
         self.sources = []  # per layer: what produced its input (SOURCES)
 
-    def conv(self, name, hw, c, out_c, kernel, stride=1, padding="SAME", groups=1, source="relu"):
+    def conv(self, name, hw, c, out_c, kernel, stride=1, padding="SAME", groups=1, source="relu", relu=True):
         """Adds a conv on an hw=(H, W) x c input; padding 'SAME', 'VALID' or an explicit int
-        (symmetric, PyTorch style). `source` is what produced the input (see SOURCES). Returns the
-        output (H, W)."""
+        (symmetric, PyTorch style). `source` is what produced the input (see SOURCES); `relu`
+        whether a ReLU/ReLU6 is fused into its output. Returns the output (H, W)."""
         (h, w), (kh, kw) = hw, kernel
         if padding == "SAME":
             oh, pt, pb = same_pad(h, kh, stride)
@@ -62,10 +63,13 @@ class Net:
             ("name", name), ("op", "conv2d"), ("input", [1, h, w, c]), ("out_c", out_c),
             ("kernel", [kh, kw]), ("stride", [stride, stride]), ("pad", [pt, pb, pl, pr]),
             ("groups", groups)]))
+        if relu:
+            self.layers[-1]["relu"] = True
         self.sources.append(source)
         return oh, ow
 
     def fc(self, name, k, n, source="relu"):
+        """A fully-connected layer (logits: never followed by a ReLU)."""
         self.layers.append(OrderedDict([("name", name), ("op", "gemm"), ("m", 1), ("n", n), ("k", k)]))
         self.sources.append(source)
 
@@ -164,7 +168,7 @@ def inception_v3():
         n.conv(f"{block}/Branch_3/Conv2d_0b_1x1", hw, c, 192, (1, 1))
         c = 320 + 768 + 768 + 192
     # Logits: 8x8 average pool, then a 1x1 convolution to the 1001 classes (slim's background class).
-    n.conv("Logits/Conv2d_1c_1x1", (1, 1), c, 1001, (1, 1), 1, "VALID")
+    n.conv("Logits/Conv2d_1c_1x1", (1, 1), c, 1001, (1, 1), 1, "VALID", relu=False)
     return n
 
 
@@ -177,6 +181,7 @@ def mobilenet_v2():
     n = Net()
     # Sources: expand (and Conv_1) read a block's linear output (the projection, or the residual
     # sum); depthwise and project read ReLU6 outputs; the logits read the pooled Conv_1 (ReLU6).
+    # Every convolution but the projections (linear bottlenecks) and the logits has a fused ReLU6.
     hw = n.conv("Conv", (224, 224), 3, 32, (3, 3), 2, source="image")
     c = 32
     # (expansion t, output channels, repeats, first stride) per stage.
@@ -192,11 +197,11 @@ def mobilenet_v2():
                 n.conv(f"{name}/expand", hw, c, expanded, (1, 1), source="linear")
             out = n.conv(f"{name}/depthwise", hw, expanded, expanded, (3, 3), stride, groups=expanded)
             hw = out
-            n.conv(f"{name}/project", hw, expanded, out_c, (1, 1))
+            n.conv(f"{name}/project", hw, expanded, out_c, (1, 1), relu=False)
             c = out_c
             index += 1
     n.conv("Conv_1", hw, c, 1280, (1, 1), source="linear")
-    n.conv("Logits/Conv2d_1c_1x1", (1, 1), 1280, 1001, (1, 1))
+    n.conv("Logits/Conv2d_1c_1x1", (1, 1), 1280, 1001, (1, 1), relu=False)
     return n
 
 
@@ -209,7 +214,9 @@ def resnet50():
     n = Net()
     # Every layer but the stem reads a ReLU output: a bottleneck's conv1 and downsample read the
     # block input (the previous block's add_relu, or the max pool of the stem's ReLU), conv2 and
-    # conv3 the fused ConvReLU2d before them, fc the average pool of the last add_relu.
+    # conv3 the fused ConvReLU2d before them, fc the average pool of the last add_relu. The stem,
+    # conv1 and conv2 are ConvReLU2d (ReLU fused); conv3 and the downsample are plain convolutions
+    # whose sum the block's add_relu takes.
     hw = n.conv("conv1", (224, 224), 3, 64, (7, 7), 2, 3, source="image")
     hw = (valid_out(hw[0] + 2, 3, 2), valid_out(hw[1] + 2, 3, 2))  # maxpool 3x3/2 pad 1: 112 -> 56
     c = 64
@@ -219,9 +226,9 @@ def resnet50():
             prefix = f"layer{layer}.{b}"
             n.conv(f"{prefix}.conv1", hw, c, width, (1, 1), 1, 0)
             out = n.conv(f"{prefix}.conv2", hw, width, width, (3, 3), s, 1)
-            n.conv(f"{prefix}.conv3", out, width, width * 4, (1, 1), 1, 0)
+            n.conv(f"{prefix}.conv3", out, width, width * 4, (1, 1), 1, 0, relu=False)
             if b == 0:
-                n.conv(f"{prefix}.downsample.0", hw, c, width * 4, (1, 1), s, 0)
+                n.conv(f"{prefix}.downsample.0", hw, c, width * 4, (1, 1), s, 0, relu=False)
             hw, c = out, width * 4
     n.fc("fc", c, 1000)
     return n

@@ -18,6 +18,9 @@ QuantKind quant_kind_of_problem(const Problem& p) {
   const bool requantized = p.out_type != DType::s32;
   q.per_channel = p.b_zero_points.size() > 1 || (requantized && p.requant.per_channel());
   q.rounding = requantized ? p.requant.mode : RoundingMode::tflite;
+  // The output range starts at (or above) the zero point: what a fused ReLU gives, and what lets
+  // the kernels drop the tie correction of negative results (RequantPlan::make).
+  q.relu = requantized && p.requant.qmin >= p.requant.output_zero_point;
   return q;
 }
 
@@ -89,6 +92,9 @@ std::string family_key(const Workload& workload) {
   Workload w;
   w.op = workload.op;
   w.quant = normalized(workload.quant);
+  // A fused ReLU changes only the epilogue: configurations tuned without one (or by a qtune that
+  // did not know the field) are the nearest ones for the same layer with one, and vice versa.
+  w.quant.relu = false;
   std::string structure;
   if (workload.op == OpKind::conv2d) {
     const bool depthwise = workload.groups == workload.in_c && workload.groups > 1 &&

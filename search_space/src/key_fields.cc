@@ -7,7 +7,8 @@ namespace qtune::detail {
 
 std::map<std::string, std::string> parse_key_fields(const std::string& what, const std::string& key,
                                                     const std::string& body, const std::vector<std::string>& expected,
-                                                    const std::string& context) {
+                                                    const std::string& context,
+                                                    const std::vector<std::string>& optional) {
   const std::string prefix = what + " '" + key + "': ";
   std::map<std::string, std::string> fields;
   std::size_t start = 0;
@@ -19,7 +20,8 @@ std::map<std::string, std::string> parse_key_fields(const std::string& what, con
     if (eq == std::string::npos || eq == 0)
       throw std::invalid_argument(prefix + "malformed item '" + item + "', expected field=value");
     const std::string name = item.substr(0, eq);
-    if (std::find(expected.begin(), expected.end(), name) == expected.end())
+    if (std::find(expected.begin(), expected.end(), name) == expected.end() &&
+        std::find(optional.begin(), optional.end(), name) == optional.end())
       throw std::invalid_argument(prefix + "unknown field '" + name + "'" + context);
     if (!fields.emplace(name, item.substr(eq + 1)).second)
       throw std::invalid_argument(prefix + "field '" + name + "' given twice");

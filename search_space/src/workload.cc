@@ -33,6 +33,7 @@ std::string quant_fields(const QuantKind& q) {
   s += ";bzp=" + std::string(q.b_zero_point_nonzero ? "1" : "0");
   s += ";q=" + std::string(q.per_channel ? "channel" : "tensor");
   s += ";round=" + std::string(to_string(q.rounding));
+  if (q.relu) s += ";relu=1";
   return s;
 }
 
@@ -92,7 +93,10 @@ DrawnQuant draw_quant(const QuantKind& q, std::int64_t channels, std::int64_t k,
     for (auto& s : scales) s = base * std::exp2(spread(rng));
     const bool u8 = q.out_type == DType::u8;
     const std::int32_t qmin = u8 ? 0 : -128, qmax = u8 ? 255 : 127;
-    const std::int32_t zp = u8 ? uniform_int(110, 146) : uniform_int(-16, 16);
+    // A fused ReLU's output starts at its zero point (TFLite: scale 6/255 and zero point 0 for
+    // uint8, -128 for int8, after ReLU6).
+    const std::int32_t drawn_zp = u8 ? uniform_int(110, 146) : uniform_int(-16, 16);
+    const std::int32_t zp = q.relu ? qmin : drawn_zp;
     d.requant = RequantParams::make(q.rounding, std::move(scales), zp, qmin, qmax);
   }
   return d;
@@ -179,7 +183,8 @@ Workload Workload::parse_key(const std::string& key) {
   }
   for (const char* f : {"a", "out", "azp", "bzp", "q", "round", "threads"}) expected.emplace_back(f);
 
-  const auto fields = detail::parse_key_fields("workload key", key, key.substr(colon + 1), expected, " for " + op_name);
+  const auto fields =
+      detail::parse_key_fields("workload key", key, key.substr(colon + 1), expected, " for " + op_name, {"relu"});
   auto integer = [&](const char* f) { return parse_int_field(key, f, fields.at(f)); };
   if (w.op == OpKind::gemm) {
     w.m = integer("m");
@@ -229,6 +234,9 @@ Workload Workload::parse_key(const std::string& key) {
     throw std::invalid_argument("workload key '" + key + "': field 'round' must be one of tflite, upward, "
                                 "tonearest, arm, fp32, got '" + fields.at("round") + "'");
   w.quant.rounding = *rounding;
+  if (const auto relu = fields.find("relu"); relu != fields.end()) {
+    w.quant.relu = parse_flag_field(key, "relu", relu->second);
+  }
   const std::int64_t threads = integer("threads");
   if (threads < 1 || threads > kMaxWorkloadThreads)
     throw std::invalid_argument("workload key '" + key + "': field 'threads' must be in [1, " +
@@ -276,6 +284,8 @@ double Workload::gops() const {
 void Workload::validate() const {
   if (quant.a_type == DType::s32)
     throw std::invalid_argument("workload: field 'a' (activation type) must be u8 or s8");
+  if (quant.relu && quant.out_type == DType::s32)
+    throw std::invalid_argument("workload: field 'relu' needs a requantized output (u8 or s8), not s32");
   if (threads < 1 || threads > kMaxWorkloadThreads)
     throw std::invalid_argument("workload: field 'threads' must be in [1, " + std::to_string(kMaxWorkloadThreads) +
                                 "], got " + std::to_string(threads));

@@ -11,6 +11,7 @@
 //       "b_zero_point_nonzero": false,                    (default false)
 //       "per_channel": true,                              per-channel scales (default true)
 //       "rounding": "tflite" | "upward" | "tonearest" | "arm" | "fp32"   (default tflite)
+//       "relu": false,                                    a fused ReLU: qmin = zero point (default false)
 //       "threads": 1                                      thread budget      (default 1)
 //     },
 //     "layers": [                                         required, non-empty
@@ -94,7 +95,7 @@ std::string get_string(const json& j, const std::string& field, const Where& whe
 
 const std::set<std::string>& quant_field_names() {
   static const std::set<std::string> names = {"a_type",      "out_type", "a_zero_point_nonzero", "b_zero_point_nonzero",
-                                              "per_channel", "rounding", "threads"};
+                                              "per_channel", "rounding", "relu",     "threads"};
   return names;
 }
 
@@ -114,6 +115,8 @@ void apply_quant_fields(const json& obj, QuantKind& quant, int& threads, const W
       quant.b_zero_point_nonzero = get_bool(value, field, where);
     } else if (field == "per_channel") {
       quant.per_channel = get_bool(value, field, where);
+    } else if (field == "relu") {
+      quant.relu = get_bool(value, field, where);
     } else if (field == "rounding") {
       const std::string name = get_string(value, field, where);
       auto mode = parse_rounding_mode(name);
@@ -227,7 +230,7 @@ WorkloadFile parse_workload_json(const json& doc, const std::string& origin) {
     for (const auto& [field, value] : defaults.items()) {
       if (!quant_field_names().count(field))
         dwhere.fail(field, "unknown field (known: a_type, out_type, a_zero_point_nonzero, b_zero_point_nonzero, "
-                           "per_channel, rounding, threads)");
+                           "per_channel, rounding, relu, threads)");
     }
     apply_quant_fields(defaults, quant, threads, dwhere);
   }
@@ -289,6 +292,7 @@ json layer_to_json(const Layer& layer) {
   j["b_zero_point_nonzero"] = w.quant.b_zero_point_nonzero;
   j["per_channel"] = w.quant.per_channel;
   j["rounding"] = std::string(to_string(w.quant.rounding));
+  if (w.quant.relu) j["relu"] = true;
   j["threads"] = w.threads;
   j["count"] = layer.count;
   return j;

@@ -36,7 +36,8 @@ inline Conv2dProblem make_problem(const Shape& s, const ConvQuant& q, std::uint3
 }
 
 // Quantization kinds: every input/output type, per-tensor and per-channel, zero and non-zero
-// weight zero points, with and without bias, every rounding mode.
+// weight zero points, with and without bias, every rounding mode, and TFLite's uint8 layer with a
+// fused ReLU (its kernels compute arm's rounding: RequantPlan::make).
 inline const std::vector<ConvQuant>& quant_kinds() {
   static const std::vector<ConvQuant> kinds = {
       {DType::u8, DType::s8, true, false, true, RoundingMode::tflite},
@@ -45,6 +46,7 @@ inline const std::vector<ConvQuant>& quant_kinds() {
       {DType::s8, DType::s8, true, false, false, RoundingMode::tonearest},
       {DType::u8, DType::u8, false, false, true, RoundingMode::arm},
       {DType::s8, DType::s8, true, true, true, RoundingMode::fp32},
+      {DType::u8, DType::u8, false, true, true, RoundingMode::tflite, true},
   };
   return kinds;
 }

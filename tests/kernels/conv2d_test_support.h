@@ -25,6 +25,7 @@ struct ConvQuant {
   bool b_zero_point_nonzero = false;
   bool has_bias = true;
   RoundingMode rounding = RoundingMode::tflite;
+  bool relu = false;  // a fused ReLU: the output zero point at the bottom of the range
 };
 
 // Fills in the zero points and scales of `p` (shape already set) for `q`, deterministically.
@@ -47,7 +48,7 @@ inline void quantize_problem(Conv2dProblem& p, const ConvQuant& q, std::uint32_t
     std::vector<double> scales(channels);
     for (double& s : scales) s = spread(rng) * 0.02 / std::sqrt(k);
     const std::int32_t lo = q.out_type == DType::u8 ? 0 : -128, hi = q.out_type == DType::u8 ? 255 : 127;
-    const std::int32_t zp = q.out_type == DType::u8 ? 120 : -7;
+    const std::int32_t zp = q.relu ? lo : q.out_type == DType::u8 ? 120 : -7;
     p.requant = RequantParams::make(q.rounding, scales, zp, lo, hi);
   }
 }

@@ -37,6 +37,7 @@ struct GemmCase {
   RoundingMode mode = RoundingMode::tflite;
   bool per_channel_requant = true;
   bool narrow_clamp = false;  // qmin/qmax inside the type's range (a fused ReLU6-like clamp)
+  bool relu = false;          // the zero point at qmin (a fused ReLU: no result below it survives)
   std::size_t lda_pad = 0, ldc_pad = 0;
   std::uint64_t seed = 1;
 
@@ -47,7 +48,7 @@ struct GemmCase {
       << " bias=" << (has_bias ? (wide_bias ? "wide" : "yes") : "no") << " out=" << to_string(out_type);
     if (out_type != DType::s32) {
       s << " round=" << to_string(mode) << (per_channel_requant ? " per-channel" : " per-tensor")
-        << (narrow_clamp ? " narrow-clamp" : "");
+        << (narrow_clamp ? " narrow-clamp" : "") << (relu ? " relu" : "");
     }
     s << " lda+" << lda_pad << " ldc+" << ldc_pad << " seed=" << seed;
     return s.str();
@@ -105,7 +106,8 @@ inline GemmData make_gemm_data(const GemmCase& t) {
       qmin += 20;
       qmax -= 30;
     }
-    const std::int32_t zp = uniform(qmin, qmax);
+    const std::int32_t drawn_zp = uniform(qmin, qmax);
+    const std::int32_t zp = t.relu ? qmin : drawn_zp;
     p.requant = RequantParams::make(t.mode, scales, zp, qmin, qmax);
   }
   d.lda = static_cast<std::size_t>(t.k) + t.lda_pad;

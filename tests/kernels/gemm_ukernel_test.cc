@@ -130,6 +130,7 @@ TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
             t.mode = mode;
             t.per_channel_requant = per_channel;
             t.narrow_clamp = (seed % 3) == 0;
+            t.relu = (seed % 4) == 1;
             t.has_bias = (seed % 5) != 0;
             t.seed = seed++;
             expect_gemm_matches_reference(t, config);

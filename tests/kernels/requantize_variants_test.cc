@@ -85,6 +85,10 @@ std::vector<Case> make_cases(RoundingMode mode, DType out) {
   add("zp_outside_bounds", {0.02}, tmin, tmin + 20, tmax - 20);
   add("qmin_eq_qmax", {0.05}, zp_mid, zp_mid + 7, zp_mid + 7);
   add("relu6", {0.003}, tmin + 10, tmin + 10, tmin + 10 + 60);
+  // A fused ReLU (zero point at qmin) on exact ties, where tflite and arm round negative results
+  // differently (tflite computes arm there: RequantPlan::make).
+  add("half_ties_relu", {0.5}, tmin, tmin, tmax);
+  add("pow2_-10_ties_relu", {std::ldexp(1.0, -10)}, tmin, tmin, tmax);
   std::vector<double> per_channel;
   for (int c = 0; c < 71; ++c) per_channel.push_back(kChannelScales[c % std::size(kChannelScales)] * (1.0 + c / 128.0));
   cases.push_back({"per_channel", RequantParams::make(mode, per_channel, zp_mid - 1, tmin, tmax)});
@@ -111,7 +115,10 @@ void check_form(const RequantizeConfig& config, const RequantParams& params, DTy
   std::vector<std::uint8_t> out(s.rows * s.out_stride + 1, kSentinel);
   if (own_mode) {
     const detail::RequantPlan plan = detail::RequantPlan::make(params);
-    ASSERT_EQ(plan.mode, params.mode);
+    // tflite with a clamp that keeps no negative result computes arm (RequantPlan::make).
+    const bool relu_tflite = params.mode == RoundingMode::tflite && params.qmin >= params.output_zero_point;
+    ASSERT_EQ(plan.mode, relu_tflite ? RoundingMode::arm : params.mode);
+    ASSERT_EQ(plan.arm_equivalent_of_tflite, relu_tflite);
     detail::requantize(config, plan.constants(), out_type, s.rows ? acc.data() : nullptr, s.rows, s.cols,
                        s.acc_stride, out.data(), s.out_stride);
   } else {

@@ -96,10 +96,12 @@ def table(args):
     g = Graph(args.form, np.random.default_rng(1))
     np_type = {"u8": (np.uint8, TensorProto.UINT8), "s8": (np.int8, TensorProto.INT8)}
     for layer in doc["layers"]:
-        q = dict(defaults, **{k: v for k, v in layer.items() if k in defaults or k.endswith("nonzero")})
+        q = dict(defaults, **{k: v for k, v in layer.items() if k in defaults or k.endswith("nonzero") or k == "relu"})
         a_np, a_onnx = np_type[q.get("a_type", "u8")]
         y_np, y_onnx = np_type[q.get("out_type", "u8")]
         x_zp = a_np(3 if q.get("a_zero_point_nonzero", True) else 0)
+        # A fused ReLU: the output range starts at its zero point (the bottom of the type's range).
+        y_zp = y_np(np.iinfo(y_np).min if q.get("relu", False) else 5)
         per_channel = q.get("per_channel", True)
         for copy in range(layer.get("count", 1)):
             name = layer["name"] if copy == 0 else "%s#%d" % (layer["name"], copy + 1)
@@ -115,12 +117,12 @@ def table(args):
                              pads=[t, l, b, r], group=groups, kernel_shape=[kh, kw])
                 bias = g.rng.integers(-1000, 1000, size=layer["out_c"]).astype(np.int32)
                 g.inputs.append(helper.make_tensor_value_info(x, a_onnx, [n, c, h, w_]))
-                g.layer("conv", name, x, 0.05, x_zp, out, w, ws, wz, 0.1, y_np(5), bias, attrs)
+                g.layer("conv", name, x, 0.05, x_zp, out, w, ws, wz, 0.1, y_zp, bias, attrs)
             else:
                 w, ws, wz = g.weights((layer["n"], layer["k"]), per_channel,
                                       zero_points=q.get("b_zero_point_nonzero", False))
                 g.inputs.append(helper.make_tensor_value_info(x, a_onnx, [layer["m"], layer["k"]]))
-                g.layer("gemm", name, x, 0.05, x_zp, out, np.ascontiguousarray(w.T), ws, wz, 0.1, y_np(5), None, {},
+                g.layer("gemm", name, x, 0.05, x_zp, out, np.ascontiguousarray(w.T), ws, wz, 0.1, y_zp, None, {},
                         w_axis=1)
             g.outputs.append(helper.make_tensor_value_info(out, y_onnx, None))
     onnx.save(g.model(doc["network"]), args.out)

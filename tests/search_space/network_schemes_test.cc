@@ -62,6 +62,17 @@ const std::map<std::string, Scheme>& documented_schemes() {
   return schemes;
 }
 
+// Whether the deployed model fuses a ReLU (ReLU6) into the layer (workloads/README.md, "Fused
+// ReLUs"): MobileNetV2 all but the linear bottlenecks and the logits, InceptionV3 all but the
+// logits, ResNet-50 the stem and each bottleneck's conv1 and conv2.
+bool fused_relu(const std::string& network, const std::string& name) {
+  const auto ends_with = [&](const std::string& tail) {
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (network.rfind("resnet50", 0) == 0) return name == "conv1" || ends_with(".conv1") || ends_with(".conv2");
+  return name.rfind("Logits", 0) != 0 && !ends_with("/project");
+}
+
 TEST(NetworkSchemes, EveryLayerCarriesItsNetworksScheme) {
   for (const auto& [network, scheme] : documented_schemes()) {
     SCOPED_TRACE(network);
@@ -73,6 +84,7 @@ TEST(NetworkSchemes, EveryLayerCarriesItsNetworksScheme) {
       SCOPED_TRACE(layer.name + ": " + layer.workload.key());
       QuantKind expected = scheme.quant;
       expected.a_zero_point_nonzero = scheme.a_zero_point_nonzero(layer.name);
+      expected.relu = fused_relu(network, layer.name);
       nonzero_a += expected.a_zero_point_nonzero ? 1 : 0;
       EXPECT_EQ(layer.workload.quant, expected);
       EXPECT_EQ(layer.workload.threads, 1);

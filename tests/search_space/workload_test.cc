@@ -91,6 +91,36 @@ TEST(WorkloadKey, ErrorsNameTheField) {
   EXPECT_NE(key_error(groups).find("'g'"), std::string::npos);
 }
 
+// A fused ReLU is named in the key only when set, so that the keys of earlier versions (and of
+// every layer without one) stay what they were; its problems draw the zero point at qmin.
+TEST(WorkloadKey, AFusedReluIsAnOptionalFieldAndPutsTheZeroPointAtTheBottom) {
+  const std::string before = "gemm:m=8;n=8;k=8;a=u8;out=u8;azp=0;bzp=1;q=tensor;round=tflite;threads=1";
+  const Workload plain = Workload::parse_key(before);
+  EXPECT_FALSE(plain.quant.relu);
+  EXPECT_EQ(plain.key(), before);
+  Workload relu = plain;
+  relu.quant.relu = true;
+  EXPECT_EQ(relu.key(), "gemm:m=8;n=8;k=8;a=u8;out=u8;azp=0;bzp=1;q=tensor;round=tflite;relu=1;threads=1");
+  EXPECT_EQ(Workload::parse_key(relu.key()).quant, relu.quant);
+  EXPECT_EQ(Workload::parse_key(before + ";relu=0").key(), before);  // the default, spelled out
+  EXPECT_NE(key_error(before + ";relu=2").find("'relu'"), std::string::npos);
+  EXPECT_NE(key_error(before + ";relu=1;relu=1").find("given twice"), std::string::npos);
+  std::string s32 = relu.key();
+  s32.replace(s32.find("out=u8"), 6, "out=s32");
+  EXPECT_NE(key_error(s32).find("'relu'"), std::string::npos);
+
+  for (const DType out : {DType::u8, DType::s8}) {
+    relu.quant.out_type = out;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const GemmProblem p = relu.gemm_problem(seed);
+      EXPECT_EQ(p.requant.output_zero_point, p.requant.qmin) << to_string(out);
+      EXPECT_EQ(p.requant.qmax - p.requant.qmin, 255);
+      const GemmProblem q = plain.gemm_problem(seed);
+      EXPECT_GT(q.requant.output_zero_point, q.requant.qmin) << "without a ReLU the zero point is inside the range";
+    }
+  }
+}
+
 TEST(Workload, ConvGopsAndDescribe) {
   Workload w = sample_conv();
   w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 0;

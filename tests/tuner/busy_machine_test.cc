@@ -40,9 +40,9 @@ int last_allowed_cpu() {
 // the load sampler counts this process's children as its own (the isolated measurer's worker is
 // one), so a neighbour must belong to someone else. A shell starts the loop in the background,
 // prints its pid and exits, which leaves the loop to init; `timeout` ends it after a minute should
-// this test die before its destructor runs. Spawned rather than forked: a fork()
-// of this process (it runs threads) is not safe under qemu-user (tests/CMakeLists.txt), and the
-// shell is a host program that runs natively there.
+// this test die before its destructor runs. Spawned rather than forked: a fork() of this process
+// (it runs threads) is not safe under qemu-user (tests/CMakeLists.txt), and the shell is a host
+// program that runs natively there.
 class CpuHog {
  public:
   explicit CpuHog(int cpu) {

@@ -134,11 +134,14 @@ struct DwRowKernel {
       // The short u8 forms are chosen before the mode's switch: inside its lambda they made GCC
       // call the lambda (and with_rounding_mode) out of line, the accumulators went through
       // memory and the 3x3 layers ran 15% slower.
-      if constexpr (HasU8FullRangeEpilogue<T, RoundingMode::tflite> && HasU8FullRangeEpilogue<T, RoundingMode::fp32> &&
-                    HasU8FullRangeEpilogue<T, kFp32Offset>) {
+      if constexpr (HasU8FullRangeEpilogue<T, RoundingMode::tflite> && HasU8FullRangeEpilogue<T, RoundingMode::arm> &&
+                    HasU8FullRangeEpilogue<T, RoundingMode::fp32> && HasU8FullRangeEpilogue<T, kFp32Offset>) {
         if (a.out_type == DType::u8 && u8_full_range_epilogue(plan, plan.mode)) {
           if (plan.mode == RoundingMode::tflite) {
             return write_requantized<RoundingMode::tflite, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+          }
+          if (plan.mode == RoundingMode::arm) {
+            return write_requantized<RoundingMode::arm, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
           }
           if (plan.mode == kFp32Offset) {
             return write_requantized<kFp32Offset, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);

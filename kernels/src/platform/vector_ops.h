@@ -58,7 +58,7 @@ inline void store_q8(std::uint8_t* dst, DType out_type, typename V::Vec q, std::
 // see u8_full_range_epilogue in requantize/requant_plan.h).
 template <class V, RoundingMode Mode>
 concept HasU8FullRangeEpilogue =
-    (Mode == RoundingMode::tflite || kFloatEpilogue<Mode>) &&
+    (Mode == RoundingMode::tflite || Mode == RoundingMode::arm || kFloatEpilogue<Mode>) &&
     requires(typename V::Vec v, const RequantConstants& plan) {
       V::template requantize_u8_full<Mode>(v, V::template requant_lanes<Mode>(plan, std::size_t{0}), plan);
     };

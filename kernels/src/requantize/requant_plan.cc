@@ -63,6 +63,15 @@ RequantPlan RequantPlan::make(const RequantParams& p, bool fp32_epilogue_if_exac
     }
   }
   if (fp32_epilogue_if_exact) plan.use_fp32_equivalent(p);
+  // tflite and arm differ only in how their second rounding breaks the ties of negative results
+  // (away from zero, up); the results stay negative or zero either way. Where the clamp takes all
+  // of those to lo >= 0 (a fused ReLU: qmin >= zero point), arm's form, without tflite's tie
+  // correction (shift_sub), gives every accumulator the same output for fewer instructions.
+  if (plan.mode == RoundingMode::tflite && plan.lo >= 0) {
+    plan.mode = RoundingMode::arm;
+    plan.arm_equivalent_of_tflite = true;
+    for (auto& sub : plan.shift_sub) sub.assign(sub.size(), 0);
+  }
   return plan;
 }
 

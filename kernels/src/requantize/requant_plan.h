@@ -139,12 +139,14 @@ struct RequantConstants {
 
 // Whether the short u8 epilogue of a family (Vector::requantize_u8_full) may replace the full one
 // for `mode`: an upper clamp of 255 is what the unsigned-saturating 8-bit store does anyway, and
-// without left shifts (tflite) the product needs no shift first. Offered for tflite and fp32, the
-// modes of TFLite's uint8 models and of ONNX / oneDNN, where it saves two or three of the 17
-// instructions per 16 outputs that small-K layers spend mostly in their epilogue.
+// without left shifts (tflite, arm) the product needs no shift first. Offered for tflite and fp32,
+// the modes of TFLite's uint8 models and of ONNX / oneDNN, and arm, which tflite layers with a
+// fused ReLU compute (RequantPlan::make), where it saves two or three of the 17 instructions per
+// 16 outputs that small-K layers spend mostly in their epilogue.
 inline bool u8_full_range_epilogue(const RequantConstants& plan, RoundingMode mode) {
   if (plan.qmax != 255) return false;
-  return mode == RoundingMode::fp32 || mode == kFp32Offset || (mode == RoundingMode::tflite && !plan.any_left_shift);
+  const bool one_shift = mode == RoundingMode::tflite || mode == RoundingMode::arm;
+  return mode == RoundingMode::fp32 || mode == kFp32Offset || (one_shift && !plan.any_left_shift);
 }
 
 struct RequantPlan {
@@ -188,6 +190,9 @@ struct RequantPlan {
   // the equivalent forms): set by make(p, true) where every channel has an fp32_equivalent. The
   // results are the same for every accumulator; only the instructions differ (fp32_equivalent.h).
   std::optional<RoundingMode> fp32_equivalent_of;
+  // A tflite plan whose clamp keeps no negative result (lo >= 0) computes arm instead: the same
+  // outputs, without the tie correction of negative results (make()).
+  bool arm_equivalent_of_tflite = false;
 
   // Builds the plan; throws std::invalid_argument if p is inconsistent (sizes, shifts, bounds).
   // fp32_epilogue_if_exact: an integer mode whose every channel has an exactly equivalent float

@@ -183,9 +183,9 @@ __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const Re
 template <RoundingMode Mode>
 __attribute__((always_inline)) inline __m512i requantize16_u8_full(__m512i acc, const RequantLanes<Mode>& q,
                                                                    const RequantConstants& plan) {
-  static_assert(Mode == RoundingMode::tflite || kFloatEpilogue<Mode>);
+  static_assert(Mode == RoundingMode::tflite || Mode == RoundingMode::arm || kFloatEpilogue<Mode>);
   __m512i v;
-  if constexpr (Mode == RoundingMode::tflite) {
+  if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
     v = _mm512_max_epi32(one_shift<Mode>(acc, q), _mm512_set1_epi32(plan.lo));
   } else {
     // maxps returns the second operand for a NaN first operand (as scalar::fp32).

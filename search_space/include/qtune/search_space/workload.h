@@ -26,6 +26,10 @@ struct QuantKind {
   bool b_zero_point_nonzero = false;
   bool per_channel = true;
   RoundingMode rounding = RoundingMode::tflite;
+  // A fused ReLU (or ReLU6): the output range starts at the zero point (qmin = zero point, the
+  // real value 0), as TFLite and PyTorch quantize the output of a convolution followed by one. The
+  // key names it only when set ("relu=1"): keys of earlier versions read as false.
+  bool relu = false;
   friend bool operator==(const QuantKind&, const QuantKind&) = default;
 };
 
