@@ -16,19 +16,39 @@ TEST(WorkloadOf, RoundTripsTheWorkloadsOwnProblems) {
     for (bool azp : {false, true})
       for (bool bzp : {false, true})
         for (bool channel : {false, true})
-          for (DType out : {DType::s8, DType::u8}) {
-            Workload w = base;
-            w.quant.a_zero_point_nonzero = azp;
-            w.quant.b_zero_point_nonzero = bzp;
-            w.quant.per_channel = channel;
-            w.quant.out_type = out;
-            w.quant.rounding = RoundingMode::upward;
-            const Workload derived = w.op == OpKind::gemm ? workload_of(w.gemm_problem(3), w.threads)
-                                                          : workload_of(w.conv2d_problem(3), w.threads);
-            EXPECT_EQ(derived.key(), w.key());
-            EXPECT_EQ(lookup_key(derived), w.key());
-          }
+          for (DType out : {DType::s8, DType::u8})
+            for (bool relu : {false, true}) {
+              Workload w = base;
+              w.quant.a_zero_point_nonzero = azp;
+              w.quant.b_zero_point_nonzero = bzp;
+              w.quant.per_channel = channel;
+              w.quant.out_type = out;
+              w.quant.rounding = RoundingMode::upward;
+              w.quant.relu = relu;
+              const Workload derived = w.op == OpKind::gemm ? workload_of(w.gemm_problem(3), w.threads)
+                                                            : workload_of(w.conv2d_problem(3), w.threads);
+              EXPECT_EQ(derived.key(), w.key());
+              EXPECT_EQ(lookup_key(derived), w.key());
+            }
   }
+}
+
+// A problem whose output range starts at its zero point is a fused ReLU's, whatever produced it;
+// its family is the plain layer's, so that a database tuned without the field (an earlier qtune's)
+// still serves it through the nearest configuration.
+TEST(WorkloadOf, AZeroPointAtTheBottomOfTheRangeIsAFusedRelu) {
+  Workload plain = conv_workload(28, 32, 64, 3, 1, 1);
+  plain.quant.out_type = DType::u8;
+  Conv2dProblem p = plain.conv2d_problem();
+  ASSERT_LT(p.requant.qmin, p.requant.output_zero_point);
+  EXPECT_FALSE(workload_of(p, 1).quant.relu);
+  p.requant.output_zero_point = p.requant.qmin;
+  const Workload relu = workload_of(p, 1);
+  EXPECT_TRUE(relu.quant.relu);
+  EXPECT_NE(lookup_key(relu), lookup_key(plain));
+  EXPECT_EQ(family_key(relu), family_key(plain));
+  p.out_type = DType::s32;
+  EXPECT_FALSE(workload_of(p, 1).quant.relu) << "no requantization, no range";
 }
 
 TEST(WorkloadOf, Int32OutputsIgnoreRoundingAndUnusedPerChannel) {
