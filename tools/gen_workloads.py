@@ -11,8 +11,9 @@ explicit, asymmetric where it is (the extra row/column goes to the bottom/right,
 A layer's activation zero point follows from what produced its input (an image, a ReLU, or a
 linear output) under the table's scheme; where it differs from the table's default the layer
 says so. A layer followed by a ReLU (or ReLU6) that the deployed model fuses into it says
-"relu": true: its output range starts at its zero point. Identical layers (same shape, stride, padding, groups and quantization) are merged into
-one entry with a count; the entry keeps the name of the first occurrence.
+"relu": true: its output range starts at its zero point. Identical layers (same shape, stride,
+padding, groups and quantization) are merged into one entry with a count; the entry keeps the
+name of the first occurrence.
 
 Usage: tools/gen_workloads.py [--out DIR]   (default: the repository's workloads/)
 """

@@ -95,7 +95,7 @@ std::string get_string(const json& j, const std::string& field, const Where& whe
 
 const std::set<std::string>& quant_field_names() {
   static const std::set<std::string> names = {"a_type",      "out_type", "a_zero_point_nonzero", "b_zero_point_nonzero",
-                                              "per_channel", "rounding", "relu",     "threads"};
+                                              "per_channel", "rounding", "relu", "threads"};
   return names;
 }
 
