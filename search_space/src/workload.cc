@@ -95,8 +95,7 @@ DrawnQuant draw_quant(const QuantKind& q, std::int64_t channels, std::int64_t k,
     const std::int32_t qmin = u8 ? 0 : -128, qmax = u8 ? 255 : 127;
     // A fused ReLU's output starts at its zero point (TFLite: scale 6/255 and zero point 0 for
     // uint8, -128 for int8, after ReLU6).
-    const std::int32_t drawn_zp = u8 ? uniform_int(110, 146) : uniform_int(-16, 16);
-    const std::int32_t zp = q.relu ? qmin : drawn_zp;
+    const std::int32_t zp = q.relu ? qmin : u8 ? uniform_int(110, 146) : uniform_int(-16, 16);
     d.requant = RequantParams::make(q.rounding, std::move(scales), zp, qmin, qmax);
   }
   return d;
