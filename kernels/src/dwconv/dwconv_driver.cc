@@ -101,7 +101,7 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
   affine_end_ = std::max(affine_begin_, static_cast<std::size_t>(std::clamp<std::int64_t>(end, 0, out_w_)));
   if (problem.out_type != DType::s32) {
     plan_ = RequantPlan::make(kernel_->dot4 ? dot4_order(problem.requant) : problem.requant,
-                              fp32_epilogue_if_exact(kernel_->isa));
+                              float_forms(kernel_->isa));
     plan_constants_ = plan_.constants();
   }
 }

@@ -135,7 +135,8 @@ struct DwRowKernel {
       // call the lambda (and with_rounding_mode) out of line, the accumulators went through
       // memory and the 3x3 layers ran 15% slower.
       if constexpr (HasU8FullRangeEpilogue<T, RoundingMode::tflite> && HasU8FullRangeEpilogue<T, RoundingMode::arm> &&
-                    HasU8FullRangeEpilogue<T, RoundingMode::fp32> && HasU8FullRangeEpilogue<T, kFp32Offset>) {
+                    HasU8FullRangeEpilogue<T, RoundingMode::fp32> && HasU8FullRangeEpilogue<T, kFp32Offset> &&
+                    HasU8FullRangeEpilogue<T, kFp32Centred>) {
         if (a.out_type == DType::u8 && u8_full_range_epilogue(plan, plan.mode)) {
           if (plan.mode == RoundingMode::tflite) {
             return write_requantized<RoundingMode::tflite, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
@@ -145,6 +146,9 @@ struct DwRowKernel {
           }
           if (plan.mode == kFp32Offset) {
             return write_requantized<kFp32Offset, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+          }
+          if (plan.mode == kFp32Centred) {
+            return write_requantized<kFp32Centred, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
           }
           return write_requantized<RoundingMode::fp32, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
         }

@@ -162,14 +162,14 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
              : problem.out_type == DType::u8              ? UkernelOutput::u8
                                                           : UkernelOutput::s8;
   if (problem.out_type != DType::s32) {
-    const bool fp32_if_exact = fp32_epilogue_if_exact(config.isa);
-    s.plan = RequantPlan::make(problem.requant, fp32_if_exact);
+    const FloatForms forms = float_forms(config.isa);
+    s.plan = RequantPlan::make(problem.requant, forms);
     s.plan_constants = s.plan->constants();
     if (s.separate && problem.requant.per_channel()) {
       for (std::size_t t = 0; t < s.tasks_n; ++t) {
         const std::size_t first = t * s.nc;
         s.block_plans.push_back(
-            RequantPlan::make(slice_channels(problem.requant, first, std::min(s.nc, s.n - first)), fp32_if_exact));
+            RequantPlan::make(slice_channels(problem.requant, first, std::min(s.nc, s.n - first)), forms));
       }
     }
   }

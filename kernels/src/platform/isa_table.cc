@@ -80,7 +80,7 @@ std::vector<IsaRow> rows() {
     // model); oneDNN reaches 2-4x the VNNI rate there on large GEMMs.
     IsaRow& row = out.emplace_back(Isa::amx);
     row.gemm = gemm_ukernels_amx;
-    row.fp32_epilogue_if_exact = true;
+    row.float_forms = FloatForms::directed_rounding;
     row.separate_requantize = requantize_rows_avx512;
     row.separate_requantize_unroll = 2;
     row.gemm_tiles = kAmxTiles;
@@ -92,7 +92,7 @@ std::vector<IsaRow> rows() {
   {
     IsaRow& row = out.emplace_back(Isa::avx512vnni);
     row.gemm = gemm_ukernels_avx512vnni;
-    row.fp32_epilogue_if_exact = true;
+    row.float_forms = FloatForms::directed_rounding;
     row.dwconv = dw_kernels_avx512vnni;
     row.dot_peak = gemm_dot_peak_avx512vnni;
     row.a_row_sums = a_row_sums_avx512;
@@ -111,7 +111,7 @@ std::vector<IsaRow> rows() {
   {
     IsaRow& row = out.emplace_back(Isa::avxvnni);
     row.gemm = gemm_ukernels_avxvnni;
-    row.fp32_epilogue_if_exact = true;
+    row.float_forms = FloatForms::round_to_nearest;
     row.dot_peak = gemm_dot_peak_avxvnni;
     row.separate_requantize = requantize_rows_avx2;  // AVX-VNNI CPUs have AVX2
     row.separate_requantize_unroll = 2;
@@ -122,7 +122,7 @@ std::vector<IsaRow> rows() {
   {
     IsaRow& row = out.emplace_back(Isa::avx2);
     row.gemm = gemm_ukernels_avx2;
-    row.fp32_epilogue_if_exact = true;
+    row.float_forms = FloatForms::round_to_nearest;
     row.dwconv = dw_kernels_avx2;
     row.dot_peak = gemm_dot_peak_avx2;
     row.pack_a_panel = pack_a_panel_avx2;
@@ -191,9 +191,9 @@ const IsaRow* find_isa_row(Isa isa) {
   return nullptr;
 }
 
-bool fp32_epilogue_if_exact(Isa isa) {
+FloatForms float_forms(Isa isa) {
   const IsaRow* row = find_isa_row(isa);
-  return row != nullptr && row->fp32_epilogue_if_exact;
+  return row != nullptr ? row->float_forms : FloatForms::none;
 }
 
 }  // namespace qtune::detail

@@ -18,6 +18,7 @@
 #include "gemm/gemm_ukernel.h"
 #include "qtune/kernels/isa.h"
 #include "qtune/kernels/quant.h"
+#include "requantize/requant_plan.h"
 
 namespace qtune::detail {
 
@@ -60,11 +61,12 @@ struct IsaRow {
   // unroll: its own, or that of the set it extends (AVX-VNNI runs AVX2's); null: scalar.
   RequantizeRowsFn separate_requantize = nullptr;
   int separate_requantize_unroll = 1;
-  // Integer-rounding layers run a float epilogue (fp32, or kFp32Offset for tflite) where a float
-  // form is proven exactly equivalent (RequantPlan::make, requantize/fp32_equivalent.h): x86,
-  // where the 64-bit products of the integer modes cost 11-15 instructions per vector against 6-7.
-  // Not Arm, whose sqrdmulh + srshl are as short as the fp32 path.
-  bool fp32_epilogue_if_exact = false;
+  // Integer-rounding layers run a float epilogue where a float form is proven exactly equivalent
+  // (RequantPlan::make, requantize/fp32_equivalent.h): x86, where the 64-bit products of the
+  // integer modes cost 11-15 instructions per vector against 6-7; the centred form only with
+  // AVX-512's per-instruction rounding. Not Arm, whose sqrdmulh + srshl are as short as the fp32
+  // path.
+  FloatForms float_forms = FloatForms::none;
   // Default configuration (gemm_default_config, conv2d_default_config): the GEMM tiles, preferred
   // first (among them the one that pads M and N least wins); the tile for narrow layers
   // (N <= narrow_n, where wide tiles would mostly compute padding); the depthwise tiles.
@@ -82,7 +84,7 @@ struct IsaRow {
 std::span<const IsaRow> isa_table();
 // The row of `isa`, or null when it is not compiled in.
 const IsaRow* find_isa_row(Isa isa);
-// Whether `isa`'s kernels take an integer-rounding plan in its exact fp32 form (IsaRow).
-bool fp32_epilogue_if_exact(Isa isa);
+// The exact float forms `isa`'s kernels take for integer-rounding plans (IsaRow).
+FloatForms float_forms(Isa isa);
 
 }  // namespace qtune::detail

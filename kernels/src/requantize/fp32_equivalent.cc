@@ -68,18 +68,24 @@ bool crosses_alike(const IntegerMode& g, const F& f) {
   return true;
 }
 
-// The offsets o >= 0 with which x s + sign(x) o, computed exactly, lands on the side of every
-// boundary k - 1/2 where g puts x: an interval, empty where the scale s cannot work. Its middle is
-// the offset furthest from every boundary, so the one most likely to survive fma's rounding (the
-// nominal 2^-(r+1) can sit anywhere in it; for single roundings 0 is an end of it). Products of a
-// float scale and an int32's float fit long double's 64-bit significand exactly.
-std::optional<float> middle_offset(const IntegerMode& g, float s) {
-  long double lowest = 0.0L, highest = std::numeric_limits<long double>::infinity();
-  // x s + sign(x) o >= c (at_least) or < c, as a bound on o.
+// The addends with which the fp32 form, computed exactly, lands on the side of every boundary
+// k - 1/2 where g puts x: an interval, empty where the scale s cannot work. Its middle is the addend
+// furthest from every boundary, so the one most likely to survive fma's rounding (the nominal
+// 2^-(r+1) can sit anywhere in it; for single roundings 0 is an end of it). Uncentred (no origin):
+// offsets o >= 0 that carry x's sign, x s + sign(x) o, rounded to nearest; centred: one constant
+// addend b for every x, (x - origin) s + b floored, against the boundaries k - centre (b holds the
+// rounding's 1/2), where any b of the interval is exact. Products of a float scale and a float fit
+// long double's 64-bit significand exactly.
+std::optional<float> middle_addend(const IntegerMode& g, float s, std::optional<float> origin, std::int32_t centre) {
+  constexpr long double kInf = std::numeric_limits<long double>::infinity();
+  const bool signed_offset = !origin;
+  long double lowest = signed_offset ? 0.0L : -kInf, highest = kInf;
+  // t s + addend >= c (at_least) or < c, as a bound on the offset or addend.
   const auto bound = [&](std::int64_t x, long double c, bool at_least) {
     const float xf = static_cast<float>(x);
-    const long double product = static_cast<long double>(xf) * s;
-    const bool plus = !std::signbit(xf);  // copysign(o, +0.0f) is +o
+    const float t = origin ? xf - *origin : xf;
+    const long double product = static_cast<long double>(t) * s;
+    const bool plus = !signed_offset || !std::signbit(xf);  // copysign(o, +0.0f) is +o
     if (at_least == plus) {
       lowest = std::max(lowest, plus ? c - product : product - c);
     } else {
@@ -94,11 +100,11 @@ std::optional<float> middle_offset(const IntegerMode& g, float s) {
       if (a == kMin || b == kMax) continue;  // beyond an int32 limit: crosses_alike decides
       return std::nullopt;
     }
-    const long double c = static_cast<long double>(k) - 0.5L;
+    const long double c = origin ? static_cast<long double>(k) - centre : static_cast<long double>(k) - 0.5L;
     bound(first, c, true);
     bound(first - 1, c, false);
   }
-  if (!(lowest < highest)) return std::nullopt;
+  if (!(lowest < highest) || std::isinf(lowest) || std::isinf(highest)) return std::nullopt;
   const float middle = static_cast<float>((lowest + highest) / 2);
   return std::isnormal(middle) ? std::optional<float>(middle) : std::nullopt;
 }
@@ -113,8 +119,13 @@ std::array<float, 5> around(float v) {
 
 }  // namespace
 
+std::int32_t float_centre(std::int32_t lo, std::int32_t hi) {
+  const std::int32_t centre = static_cast<std::int32_t>((std::int64_t{lo} + hi + 1) / 2);
+  return centre > 0 ? centre : 0;
+}
+
 std::optional<Fp32Form> fp32_equivalent(RoundingMode mode, FixedPointMultiplier fixed, std::int32_t lo,
-                                        std::int32_t hi) {
+                                        std::int32_t hi, Centring centring) {
   if (mode == RoundingMode::fp32 || fixed.multiplier <= 0 || lo > hi) return std::nullopt;
   // tflite and arm: x << l wraps for e > 0 (not monotone). arm with e < 0 would need an offset of
   // one sign for every result (its roundings both break ties up): not offered.
@@ -122,10 +133,34 @@ std::optional<Fp32Form> fp32_equivalent(RoundingMode mode, FixedPointMultiplier 
   if (twice && fixed.shift > 0) return std::nullopt;
   if (mode == RoundingMode::arm && fixed.shift < 0) return std::nullopt;
   const IntegerMode g{mode, fixed, lo, hi};
-  const float lo_f = static_cast<float>(lo), hi_f = static_cast<float>(hi);
-  const float nearest = static_cast<float>(std::ldexp(static_cast<double>(fixed.multiplier), fixed.shift - 31));
+  const long double real = std::ldexp(static_cast<long double>(fixed.multiplier), fixed.shift - 31);
+  const float nearest = static_cast<float>(real);
   // tflite with r = -e > 0: its first rounding moves the boundaries by 2^-(r+1) away from zero.
   const float shift_offset = mode == RoundingMode::tflite && fixed.shift < 0 ? std::ldexp(1.0f, fixed.shift - 1) : 0.0f;
+  if (centring == Centring::centred) {
+    const std::int32_t centre = float_centre(lo, hi);
+    if (centre == 0) return std::nullopt;  // the uncentred forms are these
+    // tflite with r > 0 moves the boundaries of negative results the other way (its offset takes
+    // x's sign), which one constant addend cannot follow: not tried where results below 0 remain.
+    if (shift_offset != 0.0f && lo < 0) return std::nullopt;
+    // The accumulator at the centre; an integer below 2^24, so that float(x) - origin is exact
+    // for every |x| < 2^24.
+    const long double origin_ld = std::nearbyint(centre / real);
+    if (!(origin_ld < 0x1p24L)) return std::nullopt;
+    const float origin = static_cast<float>(origin_ld);
+    // Rounded down, every addend of the exact interval is exact: no nominal candidates first.
+    for (const float scale : around(nearest)) {
+      if (!std::isnormal(scale)) continue;
+      const std::optional<float> addend = middle_addend(g, scale, origin, centre);
+      if (addend && crosses_alike(g, [&](std::int32_t x) {
+            return scalar::fp32_centred(x, scale, origin, *addend, lo - centre, hi - centre) + centre;
+          })) {
+        return Fp32Form{scale, *addend, centre, origin};
+      }
+    }
+    return std::nullopt;
+  }
+  const float lo_f = static_cast<float>(lo), hi_f = static_cast<float>(hi);
   for (const float scale : around(nearest)) {
     if (!std::isnormal(scale)) continue;
     if (shift_offset == 0.0f) {
@@ -146,7 +181,7 @@ std::optional<Fp32Form> fp32_equivalent(RoundingMode mode, FixedPointMultiplier 
   // offset too, at two instructions more than plain fp32).
   for (const float scale : around(nearest)) {
     if (!std::isnormal(scale)) continue;
-    const std::optional<float> offset = middle_offset(g, scale);
+    const std::optional<float> offset = middle_addend(g, scale, std::nullopt, 0);
     if (offset && crosses_alike(g, [&](std::int32_t x) { return scalar::fp32_offset(x, scale, *offset, lo_f, hi_f); })) {
       return Fp32Form{scale, *offset};
     }

@@ -36,6 +36,23 @@
 // of random scales near 1e-3 96% have a form (87% with the nominal candidates only), near 3e-4
 // 64% (50%), near 1e-4 27% (23%); above 3e-3 all. arm with r > 0 would need an offset of one sign
 // for every result: not offered.
+//
+// Centred forms (kFp32Centred): the scale's float error grows with x and fma's with the result, so
+// a range far from zero loses room. A fused ReLU's uint8 output (zero point 0, clamp [0, 255])
+// spans accumulators up to 255.5 / s instead of +-128 / s, and its results above 128 have a unit
+// in the last place twice that below: of random tflite scales near 1e-3 about a third have a form
+// in [0, 255] against nearly all in [-128, 127]. A centred form moves both back and rounds so that
+// fma's rounding never matters: it computes floor(fma(float(x) - X0, s, b)) with X0 the accumulator
+// (an integer) that maps to the middle C of the range, the fma and the conversion both rounding
+// down (a float rounded down never crosses an integer), clamps to [lo - C, hi - C] and adds C back
+// with the zero point. So every addend b of the exact interval (computed as above, with the
+// boundaries at integers and the 1/2 in b) is exact, and a scale fails only where the float scale's
+// own error leaves no interval: near 1e-3 about 97% have a form, near 3e-4 about 80% (measured
+// with tests/kernels/fp32_equivalent_test.cc). One subtraction in place of the offset's sign merge,
+// so as cheap as kFp32Offset, but only with AVX-512's per-instruction rounding (FloatForms). Its
+// addend carries no sign of x, so for tflite with r > 0 it is exact only where the negative results
+// are clamped away (lo >= 0: the fused ReLU), which the proof decides per scale (monotone as well:
+// float(x) - X0 rounds monotonically); single roundings take it anywhere.
 #pragma once
 
 #include <cstdint>
@@ -45,18 +62,29 @@
 
 namespace qtune::detail {
 
-// What fp32 computes instead of the integer mode: scale, and the offset of kFp32Offset (0: plain
-// fp32).
+// What fp32 computes instead of the integer mode: scale and the offset of kFp32Offset (0: plain
+// fp32), or for a centred form (centre > 0) the kFp32Centred constants, offset its addend: the
+// result less `centre` is scalar::fp32_centred(x, scale, origin, offset, lo - centre, hi - centre).
 struct Fp32Form {
   float scale = 0.0f;
   float offset = 0.0f;
+  std::int32_t centre = 0;
+  float origin = 0.0f;
 };
 
-// An fp32 form with which scalar::fp32 (offset 0) or scalar::fp32_offset equals the clamped
-// integer mode (scalar::tflite / arm / upward / tonearest, then clamped to [lo, hi]) for every
-// int32 accumulator; none where the proof above does not apply (mode fp32, a zero multiplier, a
-// left shift in tflite or arm, arm with a right shift) or no candidate passes.
+enum class Centring { uncentred, centred };
+
+// The centre of the centred forms for the clamp [lo, hi]: its middle, where that is above 0; 0
+// (no centred form) where the range is centred already.
+std::int32_t float_centre(std::int32_t lo, std::int32_t hi);
+
+// An fp32 form with which scalar::fp32 (offset 0), scalar::fp32_offset or (centred)
+// scalar::fp32_centred equals the clamped integer mode (scalar::tflite / arm / upward / tonearest,
+// then clamped to [lo, hi]) for every int32 accumulator; none where the proof above does not apply
+// (mode fp32, a zero multiplier, a left shift in tflite or arm, arm with a right shift) or no
+// candidate passes. Centring::centred looks for a centred form only, uncentred for the others
+// only: a plan takes one kind for all its channels.
 std::optional<Fp32Form> fp32_equivalent(RoundingMode mode, FixedPointMultiplier fixed, std::int32_t lo,
-                                        std::int32_t hi);
+                                        std::int32_t hi, Centring centring = Centring::uncentred);
 
 }  // namespace qtune::detail

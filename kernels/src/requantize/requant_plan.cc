@@ -8,7 +8,7 @@
 
 namespace qtune::detail {
 
-RequantPlan RequantPlan::make(const RequantParams& p, bool fp32_epilogue_if_exact) {
+RequantPlan RequantPlan::make(const RequantParams& p, FloatForms forms) {
   // The plan is what every kernel's rounding-mode dispatch reads: nothing unchecked gets past here
   // (a mode outside the enum would fall through the dispatch into undefined behaviour).
   if (const std::string problem = p.check(); !problem.empty()) throw std::invalid_argument("RequantPlan: " + problem);
@@ -31,7 +31,7 @@ RequantPlan RequantPlan::make(const RequantParams& p, bool fp32_epilogue_if_exac
   auto resize = [size](auto&... arrays) { (arrays.assign(size, {}), ...); };
   resize(plan.multiplier, plan.left_shift, plan.right_shift, plan.rdpot_mask, plan.rdpot_half,
          plan.arm_round_shift, plan.arm_round_bit, plan.product_shift, plan.product_shift_m1, plan.scale,
-         plan.fp32_offset);
+         plan.fp32_offset, plan.fp32_origin);
   for (std::size_t i = 0; i < size; ++i) {
     const std::size_t c = plan.per_channel ? i : 0;
     const FixedPointMultiplier f = c < n ? p.fixed[c] : FixedPointMultiplier{0, 0};
@@ -62,7 +62,7 @@ RequantPlan RequantPlan::make(const RequantParams& p, bool fp32_epilogue_if_exac
       plan.shift_count[parity][j] = 31 + r;
     }
   }
-  if (fp32_epilogue_if_exact) plan.use_fp32_equivalent(p);
+  if (forms != FloatForms::none) plan.use_fp32_equivalent(p, forms);
   // tflite and arm differ only in how their second rounding breaks the ties of negative results
   // (away from zero, up); the results stay negative or zero either way. Where the clamp takes all
   // of those to lo >= 0 (a fused ReLU: qmin >= zero point), arm's form, without tflite's tie
@@ -75,35 +75,45 @@ RequantPlan RequantPlan::make(const RequantParams& p, bool fp32_epilogue_if_exac
   return plan;
 }
 
-void RequantPlan::use_fp32_equivalent(const RequantParams& p) {
+void RequantPlan::use_fp32_equivalent(const RequantParams& p, FloatForms admitted) {
   if (mode == RoundingMode::fp32) return;
   const std::size_t n = channel_count;
   std::vector<Fp32Form> forms(n);
+  // Every channel's form of one kind: uncentred first (plain fp32 is the cheapest), then centred
+  // where admitted; one channel without a form keeps the plan in its integer mode.
+  const auto find_all = [&](Centring centring) {
+    for (std::size_t c = 0; c < n; ++c) {
+      const std::optional<Fp32Form> form = fp32_equivalent(mode, p.fixed[c], lo, hi, centring);
+      if (!form) return false;
+      forms[c] = *form;
+    }
+    return true;
+  };
+  const bool centred_too = admitted == FloatForms::directed_rounding;
+  if (!find_all(Centring::uncentred) && !(centred_too && find_all(Centring::centred))) return;
   bool any_offset = false;
-  for (std::size_t c = 0; c < n; ++c) {
-    const std::optional<Fp32Form> form = fp32_equivalent(mode, p.fixed[c], lo, hi);
-    if (!form) return;  // one channel without: the plan keeps its integer mode
-    forms[c] = *form;
-    any_offset = any_offset || form->offset != 0.0f;
-  }
+  for (const Fp32Form& form : forms) any_offset = any_offset || form.offset != 0.0f;
+  const std::int32_t centre = n > 0 ? forms[0].centre : 0;
   for (std::size_t i = 0; i < scale.size(); ++i) {
     // Per-tensor plans hold copies of their one channel; per-channel padding keeps 0.
     const std::size_t c = per_channel ? i : 0;
     scale[i] = c < n ? forms[c].scale : 0.0f;
     fp32_offset[i] = c < n ? forms[c].offset : 0.0f;
+    fp32_origin[i] = c < n ? forms[c].origin : 0.0f;
   }
   fp32_equivalent_of = mode;
-  mode = any_offset ? kFp32Offset : RoundingMode::fp32;
+  float_centre = centre;
+  mode = centre != 0 ? kFp32Centred : any_offset ? kFp32Offset : RoundingMode::fp32;
 }
 
 RequantConstants RequantPlan::constants() const {
   RequantConstants c;
   c.mode = mode;
-  c.zero_point = zero_point;
+  c.zero_point = zero_point + float_centre;
   c.qmin = qmin;
   c.qmax = qmax;
-  c.lo = lo;
-  c.hi = hi;
+  c.lo = lo - float_centre;
+  c.hi = hi - float_centre;
   c.per_channel = per_channel;
   c.channel_count = channel_count;
   c.multiplier = multiplier.data();
@@ -117,6 +127,7 @@ RequantConstants RequantPlan::constants() const {
   c.product_shift_m1 = product_shift_m1.data();
   c.scale = scale.data();
   c.fp32_offset = fp32_offset.data();
+  c.fp32_origin = fp32_origin.data();
   c.any_left_shift = any_left_shift;
   for (int parity = 0; parity < 2; ++parity) {
     c.shift_add[parity] = shift_add[parity].data();

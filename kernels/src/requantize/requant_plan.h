@@ -20,9 +20,15 @@ namespace qtune::detail {
 // RoundingMode value outside the named ones, so that with_rounding_mode() hands it to the kernels
 // as a compile-time constant like the others.
 inline constexpr RoundingMode kFp32Offset = static_cast<RoundingMode>(100);
-// The modes the kernels compute in float (fp32, and fp32 with an offset).
+// The centred fp32 epilogue: floor(clamp(fma(float(x) - X0, s, b) rounded down)) + C, the result
+// computed less the range's centre C about the accumulator X0 that maps to it, with a constant
+// addend b (which holds the 1/2 of the rounding): the exact form of nearly every scale where the
+// clamp range lies far from zero, such as a fused ReLU's [0, 255] (requantize/fp32_equivalent.h).
+// Internal like kFp32Offset.
+inline constexpr RoundingMode kFp32Centred = static_cast<RoundingMode>(101);
+// The modes the kernels compute in float (fp32, fp32 with an offset, centred).
 template <RoundingMode Mode>
-inline constexpr bool kFloatEpilogue = Mode == RoundingMode::fp32 || Mode == kFp32Offset;
+inline constexpr bool kFloatEpilogue = Mode == RoundingMode::fp32 || Mode == kFp32Offset || Mode == kFp32Centred;
 
 // The scalar math of every mode, from primitive values. Each returns the value BEFORE the zero
 // point is added; requantize_scalar() clamps it to [qmin - zp, qmax - zp] and adds zp.
@@ -93,6 +99,23 @@ inline std::int32_t fp32_offset(std::int32_t acc, float scale, float offset, flo
   return static_cast<std::int32_t>(__builtin_nearbyintf(f));
 }
 
+// kFp32Centred, less its centre: floor(t * scale + addend) for t = float(acc) - origin (rounded to
+// nearest, exact below 2^24), clamped to [lo, hi]. The kernels round the fma down and convert
+// rounding down (AVX-512's embedded rounding), which is this floor: rounding down to a float never
+// crosses an integer. Here exactly: t * scale is exact in double (24 + 24 bits) and TwoSum gives
+// the sum's rounding error, which decides the floor where the double sum is an integer.
+inline std::int32_t fp32_centred(std::int32_t acc, float scale, float origin, float addend, std::int32_t lo,
+                                 std::int32_t hi) {
+  const double product = static_cast<double>(static_cast<float>(acc) - origin) * scale;
+  const double b = addend;
+  const double sum = product + b;
+  const double b_part = sum - product;
+  const double error = (product - (sum - b_part)) + (b - b_part);  // product + b == sum + error
+  double floor = __builtin_floor(sum);
+  if (floor == sum && error < 0) floor -= 1;
+  return floor < lo ? lo : floor > hi ? hi : static_cast<std::int32_t>(floor);
+}
+
 inline std::int32_t clamp_then_offset(std::int64_t v, std::int32_t lo, std::int32_t hi, std::int32_t zp) {
   const std::int64_t c = v < lo ? lo : (v > hi ? hi : v);
   return static_cast<std::int32_t>(c) + zp;
@@ -107,6 +130,9 @@ inline std::int32_t clamp_then_offset(std::int64_t v, std::int32_t lo, std::int3
 // never escapes stays in registers.
 struct RequantConstants {
   RoundingMode mode = RoundingMode::tflite;
+  // What an epilogue clamps its value to ([lo, hi]) and adds to it (zero_point): qmin - zp,
+  // qmax - zp and zp, or for kFp32Centred (RequantPlan::float_centre C, the value computed less C)
+  // qmin - zp - C, qmax - zp - C and zp + C.
   std::int32_t zero_point = 0;
   std::int32_t qmin = 0, qmax = 0;
   std::int32_t lo = 0, hi = 0;
@@ -122,7 +148,8 @@ struct RequantConstants {
   const std::int32_t* product_shift = nullptr;
   const std::int32_t* product_shift_m1 = nullptr;
   const float* scale = nullptr;
-  const float* fp32_offset = nullptr;  // kFp32Offset: o of each channel (>= 0)
+  const float* fp32_offset = nullptr;  // kFp32Offset: o of each channel (>= 0); kFp32Centred: b
+  const float* fp32_origin = nullptr;  // kFp32Centred: X0 of each channel
   // 64-bit constants of the one-shift form of tflite and arm (RequantPlan::shift_add), by channel
   // parity: [c % 2][c / 2] holds channel c's, so that the even and the odd lanes of a vector at
   // any channel are both contiguous 64-bit loads.
@@ -146,8 +173,16 @@ struct RequantConstants {
 inline bool u8_full_range_epilogue(const RequantConstants& plan, RoundingMode mode) {
   if (plan.qmax != 255) return false;
   const bool one_shift = mode == RoundingMode::tflite || mode == RoundingMode::arm;
-  return mode == RoundingMode::fp32 || mode == kFp32Offset || (one_shift && !plan.any_left_shift);
+  const bool in_float = mode == RoundingMode::fp32 || mode == kFp32Offset || mode == kFp32Centred;
+  return in_float || (one_shift && !plan.any_left_shift);
 }
+
+// Which exactly equivalent float forms a plan may take for an integer rounding mode
+// (RequantPlan::make, requantize/fp32_equivalent.h): none (Arm, whose sqrdmulh + srshl are as short
+// as the float path, and the scalar kernels), those that round to nearest (fp32, kFp32Offset: the
+// x86 families), or kFp32Centred as well, which needs each instruction's own rounding direction
+// (AVX-512's embedded rounding; elsewhere MXCSR would have to change around every epilogue).
+enum class FloatForms { none, round_to_nearest, directed_rounding };
 
 struct RequantPlan {
   // Padding of every per-channel array: a vector load of kMaxLanes values starting at any
@@ -173,7 +208,8 @@ struct RequantPlan {
   std::vector<std::int32_t> product_shift;     // s = 31 - e in [1, 62]: shift of the 64-bit product
   std::vector<std::int32_t> product_shift_m1;  // s - 1 (upward, tonearest)
   std::vector<float> scale;                    // scales_f32 (fp32), or the equivalent scales
-  std::vector<float> fp32_offset;              // kFp32Offset: o >= 0 of each channel (else 0)
+  std::vector<float> fp32_offset;              // kFp32Offset: o >= 0 of each channel; kFp32Centred: b
+  std::vector<float> fp32_origin;              // kFp32Centred: X0 of each channel (else 0)
   // tflite and arm as one rounding of the 64-bit product p = x * M (x = acc << l): both double
   // roundings equal (p + add - [p < -2^30] * sub) >> count, with add = 2^30 + (r > 0 ? 2^(30+r) : 0),
   // sub = (r > 0 ? 2^31 : 0) for tflite (0 for arm: ties up need no correction), count = 31 + r
@@ -186,25 +222,28 @@ struct RequantPlan {
   // The array index holding channel c's constants (per-tensor plans ignore c).
   std::size_t index(std::size_t c) const { return per_channel ? c : 0; }
 
-  // The integer mode this plan computes in float (mode fp32 or kFp32Offset, scale and fp32_offset
-  // the equivalent forms): set by make(p, true) where every channel has an fp32_equivalent. The
+  // The integer mode this plan computes in float (mode fp32, kFp32Offset or kFp32Centred, scale and
+  // fp32_offset the equivalent forms): set by make() where every channel has an fp32_equivalent. The
   // results are the same for every accumulator; only the instructions differ (fp32_equivalent.h).
   std::optional<RoundingMode> fp32_equivalent_of;
+  // kFp32Centred's C (fp32_equivalent.h): the kernels compute the result less it (constants()
+  // moves lo, hi and the zero point); 0 for every other plan.
+  std::int32_t float_centre = 0;
   // A tflite plan whose clamp keeps no negative result (lo >= 0) computes arm instead: the same
   // outputs, without the tie correction of negative results (make()).
   bool arm_equivalent_of_tflite = false;
 
   // Builds the plan; throws std::invalid_argument if p is inconsistent (sizes, shifts, bounds).
-  // fp32_epilogue_if_exact: an integer mode whose every channel has an exactly equivalent float
-  // form becomes an fp32 or kFp32Offset plan (for instruction sets whose float epilogue is the
-  // cheaper one: IsaRow::fp32_epilogue_if_exact).
-  static RequantPlan make(const RequantParams& p, bool fp32_epilogue_if_exact = false);
+  // An integer mode whose every channel has an exactly equivalent float form that `forms` admits
+  // becomes an fp32, kFp32Offset or kFp32Centred plan (for instruction sets whose float epilogue is
+  // the cheaper one: IsaRow::float_forms).
+  static RequantPlan make(const RequantParams& p, FloatForms forms = FloatForms::none);
 
   // The kernels' view; valid while this plan lives and is not modified.
   RequantConstants constants() const;
 
  private:
-  void use_fp32_equivalent(const RequantParams& p);
+  void use_fp32_equivalent(const RequantParams& p, FloatForms forms);
 };
 
 // One element through the plan, channel c (ignored for per-tensor plans): the scalar kernel.
@@ -222,6 +261,9 @@ inline std::int32_t requantize_scalar(std::int32_t acc, const RequantConstants& 
     v = scalar::tonearest(acc, m, plan.product_shift[i]);
   } else if constexpr (Mode == RoundingMode::arm) {
     v = scalar::arm(acc, m, plan.left_shift[i], plan.right_shift[i]);
+  } else if constexpr (Mode == kFp32Centred) {
+    return scalar::fp32_centred(acc, plan.scale[i], plan.fp32_origin[i], plan.fp32_offset[i], plan.lo, plan.hi) +
+           plan.zero_point;
   } else if constexpr (Mode == kFp32Offset) {
     return scalar::fp32_offset(acc, plan.scale[i], plan.fp32_offset[i], static_cast<float>(plan.lo),
                                static_cast<float>(plan.hi)) +
@@ -246,7 +288,8 @@ decltype(auto) with_rounding_mode(RoundingMode mode, F&& f);
 // through memory and the 12x32 and 8x48 tiles' K loops lost their registers: 2x slower).
 template <class F>
 __attribute__((always_inline)) inline decltype(auto) with_rounding_mode_inlined(RoundingMode mode, F&& f) {
-  // On the underlying value: kFp32Offset is no enumerator (a case of it would warn under -Wswitch).
+  // On the underlying value: kFp32Offset and kFp32Centred are no enumerators (a case of one would
+  // warn under -Wswitch).
   constexpr auto value = [](RoundingMode m) { return static_cast<int>(m); };
   switch (value(mode)) {
     case value(RoundingMode::tflite): return f.template operator()<RoundingMode::tflite>();
@@ -255,6 +298,7 @@ __attribute__((always_inline)) inline decltype(auto) with_rounding_mode_inlined(
     case value(RoundingMode::arm): return f.template operator()<RoundingMode::arm>();
     case value(RoundingMode::fp32): return f.template operator()<RoundingMode::fp32>();
     case value(kFp32Offset): return f.template operator()<kFp32Offset>();
+    case value(kFp32Centred): return f.template operator()<kFp32Centred>();
     default: break;
   }
   __builtin_unreachable();  // RequantPlan::make admits no other mode

@@ -52,7 +52,7 @@ void requantize(const RequantizeConfig& config, const RequantParams& params, DTy
                 void* out, std::size_t out_stride) {
   if (const std::string problem = params.check(out_type); !problem.empty())
     throw std::invalid_argument("requantize: " + problem);
-  const detail::RequantPlan plan = detail::RequantPlan::make(params, detail::fp32_epilogue_if_exact(config.isa));
+  const detail::RequantPlan plan = detail::RequantPlan::make(params, detail::float_forms(config.isa));
   detail::requantize(config, plan.constants(), out_type, acc, rows, cols, acc_stride, out,
                      out_stride);
 }
@@ -69,7 +69,7 @@ PreparedRequantize::PreparedRequantize(const RequantizeConfig& config, const Req
     throw std::invalid_argument("requantize: " + problem);
   if (const std::string problem = requantize_check_config(config); !problem.empty()) throw std::invalid_argument(problem);
   auto impl = std::make_unique<Impl>(
-      Impl{config, out_type, detail::RequantPlan::make(params, detail::fp32_epilogue_if_exact(config.isa)), {}});
+      Impl{config, out_type, detail::RequantPlan::make(params, detail::float_forms(config.isa)), {}});
   impl->constants = impl->plan.constants();  // points into impl->plan, which stays where it is
   impl_ = std::move(impl);
 }

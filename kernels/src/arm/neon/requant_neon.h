@@ -32,7 +32,7 @@ template <RoundingMode Mode>
 struct RequantLanes {
   int32x4_t multiplier, left_shift, neg_right_shift;  // tflite, arm
   int64x2_t neg_product_shift_lo, neg_product_shift_hi;  // upward, tonearest: -(31 - e)
-  float32x4_t scale, offset;                           // fp32, kFp32Offset
+  float32x4_t scale, offset, origin;                   // the float modes (requant_plan.h)
   int32x4_t lo, hi, zero_point;
   float32x4_t lo_f, hi_f;
 };
@@ -56,7 +56,8 @@ inline RequantLanes<Mode> load_requant_lanes(const RequantConstants& plan, std::
   } else {
     static_assert(kFloatEpilogue<Mode>);
     q.scale = vld1q_f32(&plan.scale[i]);
-    if constexpr (Mode == kFp32Offset) q.offset = vld1q_f32(&plan.fp32_offset[i]);
+    if constexpr (Mode != RoundingMode::fp32) q.offset = vld1q_f32(&plan.fp32_offset[i]);
+    if constexpr (Mode == kFp32Centred) q.origin = vld1q_f32(&plan.fp32_origin[i]);
     q.lo_f = vdupq_n_f32(static_cast<float>(plan.lo));
     q.hi_f = vdupq_n_f32(static_cast<float>(plan.hi));
   }
@@ -85,13 +86,27 @@ inline int32x4_t requantize4(int32x4_t acc, const RequantLanes<Mode>& q) {
                                                     q.neg_product_shift_lo);
     const int64x2_t hi = single_rounding_half<Mode>(vmull_high_s32(acc, q.multiplier), q.neg_product_shift_hi);
     v = vminq_s32(vmaxq_s32(vqmovn_high_s64(vqmovn_s64(lo), hi), q.lo), q.hi);
+  } else if constexpr (Mode == kFp32Centred) {
+    // Lane by lane: Arm plans take no float form (FloatForms::none); it is here so that every mode
+    // has a kernel.
+    std::int32_t lanes[4];
+    float scale[4], origin[4], addend[4];
+    vst1q_s32(lanes, acc);
+    vst1q_f32(scale, q.scale);
+    vst1q_f32(origin, q.origin);
+    vst1q_f32(addend, q.offset);
+    for (int j = 0; j < 4; ++j) {
+      lanes[j] = scalar::fp32_centred(lanes[j], scale[j], origin[j], addend[j], vgetq_lane_s32(q.lo, 0),
+                                      vgetq_lane_s32(q.hi, 0));
+    }
+    v = vld1q_s32(lanes);
   } else {
     static_assert(kFloatEpilogue<Mode>);
     const float32x4_t x = vcvtq_f32_s32(acc);
     float32x4_t f;
     if constexpr (Mode == kFp32Offset) {
       // The offset with the sign of x (scalar::fp32_offset), fused with the product. Arm plans do
-      // not take this form (IsaRow::fp32_epilogue_if_exact); it is here so that every mode has a
+      // not take this form (IsaRow::float_forms); it is here so that every mode has a
       // kernel.
       const float32x4_t offset = vbslq_f32(vdupq_n_u32(0x80000000u), x, q.offset);
       f = vfmaq_f32(offset, x, q.scale);

@@ -106,6 +106,17 @@ __attribute__((always_inline)) inline __m256i requantize8(__m256i acc, const Req
   } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
     v = single_rounding<Mode == RoundingMode::tonearest>(acc, load8(&plan.multiplier[i]),
                                                          load8(&plan.product_shift_m1[i]), plan.lo, plan.hi);
+  } else if constexpr (Mode == kFp32Centred) {
+    // Lane by lane: AVX2 plans never take this form (FloatForms::round_to_nearest: its floor needs
+    // the fma rounded down, which AVX2 has only by MXCSR); it is here so that every mode has a kernel.
+    alignas(32) std::int32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+    for (std::size_t j = 0; j < 8; ++j) {
+      const std::size_t c = plan.per_channel ? i + j : 0;
+      lanes[j] = scalar::fp32_centred(lanes[j], plan.scale[c], plan.fp32_origin[c], plan.fp32_offset[c], plan.lo,
+                                      plan.hi);
+    }
+    v = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
   } else {
     static_assert(kFloatEpilogue<Mode>);
     // maxps/minps return the second operand for a NaN first operand: a NaN becomes lo, as in

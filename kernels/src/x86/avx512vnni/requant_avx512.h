@@ -67,8 +67,9 @@ struct RequantLanes {
   __m512i add_even, add_odd, sub_even, sub_odd, count_even, count_odd;
   // upward, tonearest: multiplier_even / _odd and the 64-bit shifts s - 1 of each half.
   __m512i shift_m1_even, shift_m1_odd;
-  __m512 scale;   // fp32, kFp32Offset
-  __m512 offset;  // kFp32Offset
+  __m512 scale;   // the float modes
+  __m512 offset;  // kFp32Offset's o, kFp32Centred's b
+  __m512 origin;  // kFp32Centred
 };
 
 inline __m512i load8_by_parity(const std::int64_t* const (&by_parity)[2], std::size_t c) {
@@ -83,7 +84,8 @@ __attribute__((always_inline)) inline RequantLanes<Mode> load_requant_lanes(cons
   RequantLanes<Mode> q{};  // members a mode does not use stay zero (and are optimized away)
   if constexpr (kFloatEpilogue<Mode>) {
     q.scale = _mm512_loadu_ps(&plan.scale[even]);
-    if constexpr (Mode == kFp32Offset) q.offset = _mm512_loadu_ps(&plan.fp32_offset[even]);
+    if constexpr (Mode != RoundingMode::fp32) q.offset = _mm512_loadu_ps(&plan.fp32_offset[even]);
+    if constexpr (Mode == kFp32Centred) q.origin = _mm512_loadu_ps(&plan.fp32_origin[even]);
   } else {
     // Lane 2j + 1 of M at `channel` is the low dword of lane j of an M load one channel later.
     q.multiplier_even = load16(&plan.multiplier[even]);
@@ -133,7 +135,9 @@ __attribute__((always_inline)) inline __m512i one_shift(__m512i x, const Requant
 }
 
 // float(acc) * scale, and for kFp32Offset fused with the offset carrying acc's sign (ternlog 0xEA
-// is (A & B) | C: the sign bit of acc's float, or'ed into the non-negative offset).
+// is (A & B) | C: the sign bit of acc's float, or'ed into the non-negative offset); for
+// kFp32Centred (float(acc) - X0) * scale + b rounded down (embedded rounding, MXCSR untouched), to
+// be converted by to_int rounding down too: scalar::fp32_centred's floor.
 template <RoundingMode Mode>
 __attribute__((always_inline)) inline __m512 scaled(__m512i acc, const RequantLanes<Mode>& q) {
   const __m512 x = _mm512_cvtepi32_ps(acc);
@@ -141,8 +145,21 @@ __attribute__((always_inline)) inline __m512 scaled(__m512i acc, const RequantLa
     const __m512i sign = _mm512_set1_epi32(static_cast<std::int32_t>(0x80000000u));
     const __m512i offset = _mm512_ternarylogic_epi32(_mm512_castps_si512(x), sign, _mm512_castps_si512(q.offset), 0xEA);
     return _mm512_fmadd_ps(x, q.scale, _mm512_castsi512_ps(offset));
+  } else if constexpr (Mode == kFp32Centred) {
+    return _mm512_fmadd_round_ps(_mm512_sub_ps(x, q.origin), q.scale, q.offset,
+                                 _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   } else {
     return _mm512_mul_ps(x, q.scale);
+  }
+}
+
+// The float epilogue's conversion: half to even under the default MXCSR, kFp32Centred's down.
+template <RoundingMode Mode>
+__attribute__((always_inline)) inline __m512i to_int(__m512 f) {
+  if constexpr (Mode == kFp32Centred) {
+    return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  } else {
+    return _mm512_cvtps_epi32(f);
   }
 }
 
@@ -165,12 +182,11 @@ __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const Re
                                                          q.shift_m1_odd, plan.lo, plan.hi);
   } else {
     static_assert(kFloatEpilogue<Mode>);
-    // maxps/minps return the second operand for a NaN first operand (as scalar::fp32);
-    // cvtps2dq rounds half to even under the default MXCSR.
+    // maxps/minps return the second operand for a NaN first operand (as scalar::fp32).
     __m512 f = scaled<Mode>(acc, q);
     f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(static_cast<float>(plan.lo))),
                       _mm512_set1_ps(static_cast<float>(plan.hi)));
-    v = _mm512_cvtps_epi32(f);
+    v = to_int<Mode>(f);
   }
   return _mm512_add_epi32(v, _mm512_set1_epi32(plan.zero_point));
 }
@@ -190,7 +206,7 @@ __attribute__((always_inline)) inline __m512i requantize16_u8_full(__m512i acc, 
   } else {
     // maxps returns the second operand for a NaN first operand (as scalar::fp32).
     const __m512 f = _mm512_max_ps(scaled<Mode>(acc, q), _mm512_set1_ps(static_cast<float>(plan.lo)));
-    v = _mm512_cvtps_epi32(f);
+    v = to_int<Mode>(f);
   }
   return _mm512_add_epi32(v, _mm512_set1_epi32(plan.zero_point));
 }
