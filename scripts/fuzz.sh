@@ -4,7 +4,8 @@
 # sanitizer report or failed invariant fails the script; libFuzzer saves the input as
 # build/fuzz/artifacts/<target>/crash-*, which then belongs in tests/fuzz/regressions/<target>/ and
 # in a GoogleTest case.
-#   scripts/fuzz.sh                       every target, QTUNE_FUZZ_SECONDS (default 45) each
+#   scripts/fuzz.sh                       every target, QTUNE_FUZZ_SECONDS (default 45) each,
+#                                         QTUNE_FUZZ_JOBS (default: the cores) at a time
 #   scripts/fuzz.sh log_line config_key   only these targets
 # The seed corpora in tests/fuzz/corpus/<target>/ are read, never written: new inputs go to a
 # scratch corpus under build/fuzz/corpus/ that is kept between local runs.
@@ -20,19 +21,25 @@ fi
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target "${targets[@]/%/_fuzzer}"
 
-for target in "${targets[@]}"; do
-  binary="build/fuzz/tests/fuzz/${target}_fuzzer"
-  seeds="tests/fuzz/corpus/${target}"
-  regressions="tests/fuzz/regressions/${target}"
-  scratch="build/fuzz/corpus/${target}"
-  artifacts="build/fuzz/artifacts/${target}/"
-  max_len=16384  # a log line, a key or a workload file
+# One target: the inputs that once crashed it, each once, then the bounded run and its summary;
+# returns 1 on a finding.
+fuzz_one() {
+  local target="$1"
+  local binary="build/fuzz/tests/fuzz/${target}_fuzzer"
+  local seeds="tests/fuzz/corpus/${target}"
+  local regressions="tests/fuzz/regressions/${target}"
+  local scratch="build/fuzz/corpus/${target}"
+  local artifacts="build/fuzz/artifacts/${target}/"
+  local max_len=16384  # a log line, a key or a workload file
   if [ "$target" = database_open ]; then max_len=65536; fi  # a small database of 512-byte pages
   mkdir -p "$scratch" "$artifacts"
-  # Inputs that once crashed a target run first, each once.
   if compgen -G "${regressions}/*" >/dev/null; then
     echo "fuzz: ${target}: replaying $(ls "$regressions" | wc -l) regression input(s)"
-    "$binary" -runs=1 "$regressions"/*
+    "$binary" -runs=1 "$regressions"/* >"build/fuzz/${target}.regressions.log" 2>&1 || {
+      tail -n 60 "build/fuzz/${target}.regressions.log"
+      echo "fuzz: ${target} FAILED on a regression input (${regressions})"
+      return 1
+    }
   fi
   echo "fuzz: ${target}: ${seconds} s"
   # -timeout: one input may take at most 10 s; -rss_limit_mb: a leak or an unbounded allocation
@@ -41,8 +48,27 @@ for target in "${targets[@]}"; do
     -artifact_prefix="$artifacts" -print_final_stats=1 2>"build/fuzz/${target}.log" || {
     tail -n 60 "build/fuzz/${target}.log"
     echo "fuzz: ${target} FAILED (input saved under ${artifacts})"
-    exit 1
+    return 1
   }
   grep -aE '^#[0-9]+[[:space:]]+DONE|^stat::average_exec_per_sec|^stat::peak_rss_mb' "build/fuzz/${target}.log" |
     sed "s/^/fuzz: ${target}: /"
+}
+
+# The targets side by side, one per core (QTUNE_FUZZ_JOBS): a libFuzzer run uses one core, so one
+# after the other they left the other idle for the whole fuzzing time of CI.
+lanes="${QTUNE_FUZZ_JOBS:-$(nproc)}"
+failed=0
+running=0
+for target in "${targets[@]}"; do
+  if ((running >= lanes)); then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
 done
+while ((running > 0)); do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+exit "$failed"

@@ -53,24 +53,26 @@ namespace {
 
 // Default tiles, measured on this project's workloads (the tiles that keep the most accumulators
 // in registers without spilling; see each family's file for its register budget).
-// AMX: the 2x2 tile block loads each A and B tile once for two dot products.
-constexpr GemmTile kAmxTiles[] = {{32, 32}, {16, 32}, {32, 16}, {16, 16}};
-constexpr GemmTile kAvx512Tiles[] = {{6, 64}, {8, 48}, {12, 32}, {4, 64}};
-constexpr GemmTile kYmmTiles[] = {{6, 16}};
-constexpr GemmTile kArmDotTiles[] = {{8, 12}};
+// AMX: the 2x2 tile block loads each A and B tile once for two dot products. [[maybe_unused]]: a
+// build without the family's instruction set (the fuzz preset, another architecture) has no row
+// that reads its tiles.
+[[maybe_unused]] constexpr GemmTile kAmxTiles[] = {{32, 32}, {16, 32}, {32, 16}, {16, 16}};
+[[maybe_unused]] constexpr GemmTile kAvx512Tiles[] = {{6, 64}, {8, 48}, {12, 32}, {4, 64}};
+[[maybe_unused]] constexpr GemmTile kYmmTiles[] = {{6, 16}};
+[[maybe_unused]] constexpr GemmTile kArmDotTiles[] = {{8, 12}};
 constexpr GemmTile kEightByEight[] = {{8, 8}};
 // Depthwise: 4 output pixels per step share each weight vector load; 2 x 16 (AVX-512) or 2 x 8
 // (AVX2) channels keep 8 accumulators, the tiles that measured best on MobileNetV2's depthwise
 // layers. On AVX-512 the dot4 form of the 64-channel tile is faster still (MobileNetV2 56x56x144:
 // about 10%, 28x28x192: 20%) where it applies; channel tiles wider than the layer leave lanes idle
 // (112x112x32 ran 0.64x oneDNN on the 64-channel tile and 0.76x on 32).
-constexpr DwDefaultTile kAvx512DwTiles[] = {{64, true}, {32, false}, {16, false}};
-constexpr DwDefaultTile kAvx2DwTiles[] = {{16, false}};
+[[maybe_unused]] constexpr DwDefaultTile kAvx512DwTiles[] = {{64, true}, {32, false}, {16, false}};
+[[maybe_unused]] constexpr DwDefaultTile kAvx2DwTiles[] = {{16, false}};
 constexpr DwDefaultTile kScalarDwTiles[] = {{8, false}};
 // NEON: 4 vectors of 4 channels x 4 pixels keep 16 accumulators of the 32 registers, with room
 // for a 3-wide kernel row's inputs (tile_rows). Not yet measured on a board: qemu timings mean
 // nothing, so this is the AVX2 choice scaled to twice the registers.
-constexpr DwDefaultTile kNeonDwTiles[] = {{16, false}};
+[[maybe_unused]] constexpr DwDefaultTile kNeonDwTiles[] = {{16, false}};
 
 std::vector<IsaRow> rows() {
   std::vector<IsaRow> out;
