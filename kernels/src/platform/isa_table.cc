@@ -57,7 +57,9 @@ namespace {
 // build without the family's instruction set (the fuzz preset, another architecture) has no row
 // that reads its tiles.
 [[maybe_unused]] constexpr GemmTile kAmxTiles[] = {{32, 32}, {16, 32}, {32, 16}, {16, 16}};
-[[maybe_unused]] constexpr GemmTile kAvx512Tiles[] = {{6, 64}, {8, 48}, {12, 32}, {4, 64}};
+// AVX-512's 12x24 comes last: ties on padding go to the full-vector tiles before it, and it wins
+// where only its half-width last vector avoids padding (N = 24, 72, 120).
+[[maybe_unused]] constexpr GemmTile kAvx512Tiles[] = {{6, 64}, {8, 48}, {12, 32}, {4, 64}, {12, 24}};
 [[maybe_unused]] constexpr GemmTile kYmmTiles[] = {{6, 16}};
 [[maybe_unused]] constexpr GemmTile kArmDotTiles[] = {{8, 12}};
 constexpr GemmTile kEightByEight[] = {{8, 8}};

@@ -15,6 +15,15 @@ struct Avx512VnniTraits : ZmmBase {
   static constexpr bool kInPlace = true;
 
   static Acc dot(Acc acc, AVec a, BVec b) { return _mm512_dpbusd_epi32(acc, a, b); }
+  // The half-width forms (AVX-512 VL, ymm): the upper lanes of the result are zero. The casts
+  // cost nothing; a 256-bit EVEX instruction writes the low half of the same register.
+  static BVec load_b_half(const std::uint8_t* p) {
+    return _mm512_zextsi256_si512(_mm256_load_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static Acc dot_half(Acc acc, AVec a, BVec b) {
+    return _mm512_zextsi256_si512(
+        _mm256_dpbusd_epi32(_mm512_castsi512_si256(acc), _mm512_castsi512_si256(a), _mm512_castsi512_si256(b)));
+  }
 };
 
 constexpr GemmUkernel kAvx512VnniUkernels[] = {
@@ -29,6 +38,9 @@ constexpr GemmUkernel kAvx512VnniUkernels[] = {
     make_gemm_ukernel<Avx512VnniTraits, 8, 16>("qu8-gemm-8x16c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 8, 32>("qu8-gemm-8x32c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 12, 32>("qu8-gemm-12x32c4-avx512vnni"),
+    // A vector and a half: N = 24 layers (MobileNetV2's projections to 24 channels) without the
+    // products of 8 padding columns (kHalfLast); 24 accumulators, like 12x32's budget.
+    make_gemm_ukernel<Avx512VnniTraits, 12, 24>("qu8-gemm-12x24c4-avx512vnni"),
     make_gemm_ukernel<Avx512VnniTraits, 16, 16>("qu8-gemm-16x16c4-avx512vnni"),
     // Wider panels: fewer broadcasts per vpdpbusd, and N = 48 * k / 64 * k layers without a
     // half-empty last panel (MobileNet's 144 / 192 channels).
