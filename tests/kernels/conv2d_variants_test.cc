@@ -3,10 +3,13 @@
 // Variants this CPU cannot run are skipped with a message naming the ISA.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "conv2d_sweep.h"
+#include "kernels/src/conv2d/conv2d_gemm.h"
 #include "qtune/kernels/cpu_features.h"
 
 namespace qtune {
@@ -274,8 +277,10 @@ TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
 
 // First layers (3 input channels, so K is not a multiple of 4 and a kernel row is one short run of
 // input bytes): im2col over every representative tile and quantization kind, on one thread and
-// on blocks split across threads (uneven block counts leave a short last block), and the default
-// configuration, which picks im2col for them (implicit for 4 channels).
+// on blocks split across threads (uneven block counts leave a short last block); implicit on the
+// kernel widened to whole k groups (implicit_widened: extra taps at the weight zero point, one
+// more padding column); and the default configuration, which picks im2col for them where the
+// weights have a zero point and implicit otherwise (and for 4 channels).
 TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
   const Isa isa = GetParam();
   const auto tiles = representative_tiles(isa);
@@ -286,7 +291,7 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
                                      {2, 17, 16, 3, 20, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1},   // InceptionV3 stem, batch 2
                                      {1, 9, 40, 4, 24, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},    // 4 channels, 20-byte runs
                                      {1, 12, 13, 3, 17, 3, 3, 1, 2, 1, 1, 1, 1, 2, 0, 1}};  // uneven strides and pads
-  int ran = 0;
+  int ran = 0, implicit_ran = 0, in_place_ran = 0;
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
       const Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 13 + qi));
@@ -294,10 +299,29 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
       std::vector<std::uint8_t> expected(testing::output_bytes(p));
       conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
       Conv2dConfig standard = conv2d_default_config(p);
-      // im2col, or implicit where a kernel row is whole k groups (the 4-channel shape).
-      EXPECT_TRUE(standard.algo == ConvAlgo::im2col || (standard.algo == ConvAlgo::implicit && p.in_c % 4 == 0))
-          << testing::describe(p);
+      const bool zb_zero = std::all_of(p.b_zero_points.begin(), p.b_zero_points.end(), [](std::int32_t zb) { return zb == 0; });
+      if (!zb_zero && p.in_c % 4 != 0) {
+        EXPECT_EQ(standard.algo, ConvAlgo::im2col) << testing::describe(p);
+      } else {
+        EXPECT_TRUE(standard.algo == ConvAlgo::implicit || standard.algo == ConvAlgo::im2col) << testing::describe(p);
+      }
       testing::expect_matches_reference(p, standard, static_cast<std::uint32_t>(qi), &expected);
+      for (const auto& tile : tiles) {
+        for (int threads : {1, 2}) {
+          Conv2dConfig c;
+          c.algo = ConvAlgo::implicit;
+          c.gemm.isa = isa;
+          c.gemm.mr = tile.mr;
+          c.gemm.nr = tile.nr;
+          c.gemm.pack_a = false;
+          c.gemm.fuse_requant = (qi + static_cast<std::size_t>(threads)) % 2 == 1;
+          c.gemm.threads = threads;
+          if (!conv2d_check_config(p, c).empty()) continue;  // families that widen A (AVX2) never read it in place
+          SCOPED_TRACE(testing::describe(c));
+          testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi), &expected);
+          ++implicit_ran;
+        }
+      }
       for (const auto& tile : tiles) {
         for (bool pack_a : {true, false}) {
           for (int threads : {1, 2, 3}) {
@@ -315,12 +339,60 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
             SCOPED_TRACE(testing::describe(c));
             testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi), &expected);
             ++ran;
+            if (!pack_a) ++in_place_ran;
           }
         }
       }
     }
   }
   EXPECT_GE(ran, static_cast<int>(shapes.size() * quant_kinds().size() * tiles.size() * 3));  // packed A at least
+  if (in_place_ran > 0) {  // every family that reads A in place runs the widened kernels
+    EXPECT_GE(implicit_ran, static_cast<int>(shapes.size() * quant_kinds().size() * tiles.size() * 2));
+  }
+}
+
+// The widened convolution of implicit_widened: the next width whose kernel rows are whole 4-byte
+// groups, as many more padding columns on the right (same output), the extra taps' weights at each
+// channel's zero point; none where no widening is needed or a zero point no weight byte can hold.
+TEST(ImplicitWidened, WidensToWholeGroupsAtTheWeightZeroPoint) {
+  Conv2dProblem p = make_problem({1, 9, 11, 3, 5, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 1}, quant_kinds()[1], 3);
+  p.b_zero_points = {-3, 0, 7, 127, -128};
+  const std::optional<Conv2dProblem> w = detail::implicit_widened(p);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->kernel_w, 4);
+  EXPECT_EQ(w->pad_right, 2);
+  EXPECT_EQ(w->out_w(), p.out_w());
+  EXPECT_EQ(w->out_h(), p.out_h());
+  std::vector<std::int8_t> weights(static_cast<std::size_t>(3 * 3 * 3 * 5));
+  for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<std::int8_t>(i % 251 - 120);
+  const std::vector<std::int8_t> wide = detail::widen_weights(p, *w, weights.data());
+  ASSERT_EQ(wide.size(), std::size_t{3 * 4 * 3 * 5});
+  for (std::size_t kh = 0; kh < 3; ++kh) {
+    for (std::size_t kw = 0; kw < 4; ++kw) {
+      for (std::size_t c = 0; c < 3; ++c) {
+        for (std::size_t n = 0; n < 5; ++n) {
+          const std::int8_t got = wide[((kh * 4 + kw) * 3 + c) * 5 + n];
+          const std::int8_t want = kw < 3 ? weights[((kh * 3 + kw) * 3 + c) * 5 + n]
+                                          : static_cast<std::int8_t>(p.b_zero_points[n]);
+          ASSERT_EQ(got, want) << kh << " " << kw << " " << c << " " << n;
+        }
+      }
+    }
+  }
+  // 7x7 with 3 channels widens to 8 (24 bytes); 2 channels to 4 taps; 4 channels need nothing.
+  Conv2dProblem seven = p;
+  seven.kernel_h = seven.kernel_w = 7;
+  seven.in_h = seven.in_w = 20;
+  EXPECT_EQ(detail::implicit_widened(seven)->kernel_w, 8);
+  Conv2dProblem two = p;
+  two.in_c = 2;
+  EXPECT_EQ(detail::implicit_widened(two)->kernel_w, 4);
+  Conv2dProblem four = p;
+  four.in_c = 4;
+  EXPECT_FALSE(detail::implicit_widened(four).has_value());
+  Conv2dProblem wide_zb = p;
+  wide_zb.b_zero_points = {200};
+  EXPECT_FALSE(detail::implicit_widened(wide_zb).has_value());
 }
 
 // The default configuration runs every shape of the sweep correctly.

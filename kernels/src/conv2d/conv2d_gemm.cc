@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "conv2d/conv2d_patches.h"
@@ -93,7 +94,45 @@ bool implicit_columns_first(const Conv2dProblem& p, const GemmConfig& config) {
          GemmEngine::skips_dead_segments(conv_group_gemm(p, 0, m), config, static_cast<std::uint8_t>(p.a_zero_point));
 }
 
-std::string check_gemm_conv(const Conv2dProblem& p, const Conv2dConfig& config) {
+std::optional<Conv2dProblem> implicit_widened(const Conv2dProblem& p) {
+  const std::int64_t c = p.in_c / p.groups;
+  if (p.groups != 1 || c <= 0 || (p.kernel_w * c) % kPatchGroup == 0) return std::nullopt;
+  const bool zb_fits = std::all_of(p.b_zero_points.begin(), p.b_zero_points.end(), [](std::int32_t zb) {
+    return zb >= std::numeric_limits<std::int8_t>::min() && zb <= std::numeric_limits<std::int8_t>::max();
+  });
+  if (!zb_fits) return std::nullopt;
+  Conv2dProblem w = p;
+  while ((w.kernel_w * c) % kPatchGroup != 0) ++w.kernel_w;
+  w.pad_right += (w.kernel_w - p.kernel_w) * p.dilation_w;
+  return w;
+}
+
+std::vector<std::int8_t> widen_weights(const Conv2dProblem& p, const Conv2dProblem& w, const std::int8_t* weights) {
+  const auto c = static_cast<std::size_t>(p.in_c), n = static_cast<std::size_t>(p.out_c);
+  const auto kw_from = static_cast<std::size_t>(p.kernel_w), kw_to = static_cast<std::size_t>(w.kernel_w);
+  std::vector<std::int8_t> out(static_cast<std::size_t>(p.kernel_h) * kw_to * c * n);
+  for (std::size_t kh = 0; kh < static_cast<std::size_t>(p.kernel_h); ++kh) {
+    for (std::size_t kw = 0; kw < kw_to; ++kw) {
+      for (std::size_t ci = 0; ci < c; ++ci) {
+        std::int8_t* row = out.data() + ((kh * kw_to + kw) * c + ci) * n;
+        if (kw < kw_from) {
+          std::memcpy(row, weights + ((kh * kw_from + kw) * c + ci) * n, n);
+        } else {
+          for (std::size_t j = 0; j < n; ++j) {
+            row[j] = static_cast<std::int8_t>(p.b_zero_points.size() == 1 ? p.b_zero_points[0] : p.b_zero_points[j]);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string check_gemm_conv(const Conv2dProblem& problem, const Conv2dConfig& config) {
+  // implicit checks the convolution it runs (implicit_widened).
+  const std::optional<Conv2dProblem> widened =
+      config.algo == ConvAlgo::implicit ? implicit_widened(problem) : std::nullopt;
+  const Conv2dProblem& p = widened ? *widened : problem;
   if (config.algo == ConvAlgo::gemm_1x1) {
     if (p.kernel_h != 1 || p.kernel_w != 1) return "algo gemm_1x1 needs a 1x1 kernel";
     if (p.stride_h != 1 || p.stride_w != 1) return "algo gemm_1x1 needs stride 1";
@@ -121,6 +160,14 @@ std::string check_gemm_conv(const Conv2dProblem& p, const Conv2dConfig& config) 
 GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, const std::int8_t* weights,
                    const std::int32_t* bias)
     : problem_(problem), algo_(config.algo) {
+  std::vector<std::int8_t> widened_weights;
+  if (algo_ == ConvAlgo::implicit) {
+    if (const std::optional<Conv2dProblem> widened = implicit_widened(problem)) {
+      problem_ = *widened;
+      widened_weights = widen_weights(problem, problem_, weights);
+      weights = widened_weights.data();
+    }
+  }
   const Conv2dProblem& p = problem_;
   m_ = p.batch * p.out_h() * p.out_w();
   group_in_ = p.in_c / p.groups;
