@@ -278,8 +278,8 @@ TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
 // First layers (3 input channels, so K is not a multiple of 4 and a kernel row is one short run of
 // input bytes): im2col over every representative tile and quantization kind, on one thread and
 // on blocks split across threads (uneven block counts leave a short last block); implicit on the
-// kernel widened to whole k groups (implicit_widened: extra taps at the weight zero point, one
-// more padding column); and the default configuration, which picks im2col for them where the
+// kernel widened to whole k groups (implicit_widened: extra taps at the weight zero point, as
+// many more padding columns); and the default configuration, which picks im2col for them where the
 // weights have a zero point and implicit otherwise (and for 4 channels).
 TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
   const Isa isa = GetParam();
@@ -351,13 +351,13 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
   }
 }
 
-// The widened convolution of implicit_widened: the next width whose kernel rows are whole 4-byte
-// groups, as many more padding columns on the right (same output), the extra taps' weights at each
+// The widened convolution of implicit_widened: the next width whose kernel rows are whole k
+// groups (4 or 8 bytes), as many more padding columns on the right (same output), the extra taps' weights at each
 // channel's zero point; none where no widening is needed or a zero point no weight byte can hold.
 TEST(ImplicitWidened, WidensToWholeGroupsAtTheWeightZeroPoint) {
   Conv2dProblem p = make_problem({1, 9, 11, 3, 5, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 1}, quant_kinds()[1], 3);
   p.b_zero_points = {-3, 0, 7, 127, -128};
-  const std::optional<Conv2dProblem> w = detail::implicit_widened(p);
+  const std::optional<Conv2dProblem> w = detail::implicit_widened(p, 4);
   ASSERT_TRUE(w.has_value());
   EXPECT_EQ(w->kernel_w, 4);
   EXPECT_EQ(w->pad_right, 2);
@@ -383,16 +383,20 @@ TEST(ImplicitWidened, WidensToWholeGroupsAtTheWeightZeroPoint) {
   Conv2dProblem seven = p;
   seven.kernel_h = seven.kernel_w = 7;
   seven.in_h = seven.in_w = 20;
-  EXPECT_EQ(detail::implicit_widened(seven)->kernel_w, 8);
+  EXPECT_EQ(detail::implicit_widened(seven, 4)->kernel_w, 8);
   Conv2dProblem two = p;
   two.in_c = 2;
-  EXPECT_EQ(detail::implicit_widened(two)->kernel_w, 4);
+  EXPECT_EQ(detail::implicit_widened(two, 4)->kernel_w, 4);
   Conv2dProblem four = p;
   four.in_c = 4;
-  EXPECT_FALSE(detail::implicit_widened(four).has_value());
+  EXPECT_FALSE(detail::implicit_widened(four, 4).has_value());
+  // Families with 8-byte k groups (Arm i8mm) widen 3 channels to 8 taps.
+  EXPECT_EQ(detail::implicit_widened(p, 8)->kernel_w, 8);
+  EXPECT_EQ(detail::implicit_widened(p, 8)->pad_right, 6);
+  EXPECT_FALSE(detail::implicit_widened(four, 2).has_value());
   Conv2dProblem wide_zb = p;
   wide_zb.b_zero_points = {200};
-  EXPECT_FALSE(detail::implicit_widened(wide_zb).has_value());
+  EXPECT_FALSE(detail::implicit_widened(wide_zb, 4).has_value());
 }
 
 // The default configuration runs every shape of the sweep correctly.

@@ -123,7 +123,7 @@ Conv2dConfig conv2d_default_config(const Conv2dProblem& problem) {
   // layers, 3 channels: about 10x slower; ResNet-50 56x56x64 3x3: 20%).
   const bool zb_zero = std::all_of(problem.b_zero_points.begin(), problem.b_zero_points.end(),
                                    [](std::int32_t zb) { return zb == 0; });
-  if (problem.groups == 1 && (zb_zero || !detail::implicit_widened(problem))) {
+  if (problem.groups == 1 && (zb_zero || !detail::implicit_widened(problem, detail::implicit_group_bytes(c.gemm)))) {
     c.algo = ConvAlgo::implicit;
     c.gemm.pack_a = false;
     const int kc = c.gemm.kc;

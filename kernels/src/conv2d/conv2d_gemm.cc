@@ -94,15 +94,20 @@ bool implicit_columns_first(const Conv2dProblem& p, const GemmConfig& config) {
          GemmEngine::skips_dead_segments(conv_group_gemm(p, 0, m), config, static_cast<std::uint8_t>(p.a_zero_point));
 }
 
-std::optional<Conv2dProblem> implicit_widened(const Conv2dProblem& p) {
+std::int64_t implicit_group_bytes(const GemmConfig& config) {
+  const GemmUkernel* uk = find_gemm_ukernel(config.isa, config.mr, config.nr);
+  return uk != nullptr ? uk->kr : kPatchGroup;
+}
+
+std::optional<Conv2dProblem> implicit_widened(const Conv2dProblem& p, std::int64_t group_bytes) {
   const std::int64_t c = p.in_c / p.groups;
-  if (p.groups != 1 || c <= 0 || (p.kernel_w * c) % kPatchGroup == 0) return std::nullopt;
+  if (p.groups != 1 || c <= 0 || group_bytes <= 0 || (p.kernel_w * c) % group_bytes == 0) return std::nullopt;
   const bool zb_fits = std::all_of(p.b_zero_points.begin(), p.b_zero_points.end(), [](std::int32_t zb) {
     return zb >= std::numeric_limits<std::int8_t>::min() && zb <= std::numeric_limits<std::int8_t>::max();
   });
   if (!zb_fits) return std::nullopt;
   Conv2dProblem w = p;
-  while ((w.kernel_w * c) % kPatchGroup != 0) ++w.kernel_w;
+  while ((w.kernel_w * c) % group_bytes != 0) ++w.kernel_w;
   w.pad_right += (w.kernel_w - p.kernel_w) * p.dilation_w;
   return w;
 }
@@ -131,7 +136,7 @@ std::vector<std::int8_t> widen_weights(const Conv2dProblem& p, const Conv2dProbl
 std::string check_gemm_conv(const Conv2dProblem& problem, const Conv2dConfig& config) {
   // implicit checks the convolution it runs (implicit_widened).
   const std::optional<Conv2dProblem> widened =
-      config.algo == ConvAlgo::implicit ? implicit_widened(problem) : std::nullopt;
+      config.algo == ConvAlgo::implicit ? implicit_widened(problem, implicit_group_bytes(config.gemm)) : std::nullopt;
   const Conv2dProblem& p = widened ? *widened : problem;
   if (config.algo == ConvAlgo::gemm_1x1) {
     if (p.kernel_h != 1 || p.kernel_w != 1) return "algo gemm_1x1 needs a 1x1 kernel";
@@ -162,7 +167,7 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
     : problem_(problem), algo_(config.algo) {
   std::vector<std::int8_t> widened_weights;
   if (algo_ == ConvAlgo::implicit) {
-    if (const std::optional<Conv2dProblem> widened = implicit_widened(problem)) {
+    if (const std::optional<Conv2dProblem> widened = implicit_widened(problem, implicit_group_bytes(config.gemm))) {
       problem_ = *widened;
       widened_weights = widen_weights(problem, problem_, weights);
       weights = widened_weights.data();

@@ -48,14 +48,17 @@ inline std::size_t implicit_segment_bytes(const Conv2dProblem& p, bool columns_f
   return static_cast<std::size_t>(columns_first ? p.in_c : p.kernel_w * p.in_c);
 }
 
-// algo=implicit on a kernel row of KW*C_in bytes that is not whole 4-byte k groups (3-channel
-// first layers: 9 bytes for 3x3, 21 for 7x7), which the byte microkernels cannot read in place:
-// the same convolution with the kernel widened to the next KW' whose rows are whole groups, the
-// extra taps' weights at the weight zero point (a real weight of 0: (a - za) * (zb - zb) adds
-// nothing, whatever pixel the tap reads) and as many more padding columns on the right (the output
-// shape is unchanged). nullopt where no widening is needed or none is exact (a zero point outside
-// int8, which no weight byte can hold).
-std::optional<Conv2dProblem> implicit_widened(const Conv2dProblem& problem);
+// algo=implicit on a kernel row of KW*C_in bytes that is not whole k groups of `group_bytes`
+// (the microkernel's kr; 3-channel first layers: 9 bytes for 3x3, 21 for 7x7), which the
+// microkernels cannot read in place: the same convolution with the kernel widened to the next KW'
+// whose rows are whole groups, the extra taps' weights at the weight zero point (a real weight of
+// 0: (a - za) * (zb - zb) adds nothing, whatever pixel the tap reads) and as many more padding
+// columns on the right (the output shape is unchanged). nullopt where no widening is needed or
+// none is exact (a zero point outside int8, which no weight byte can hold).
+std::optional<Conv2dProblem> implicit_widened(const Conv2dProblem& problem, std::int64_t group_bytes);
+
+// The k group implicit_widened widens to for `config`'s microkernel (4 where it has none).
+std::int64_t implicit_group_bytes(const GemmConfig& config);
 
 // `weights` (K x out_c, k = (kh * KW + kw) * C_in + c) of `problem` laid out for `widened`.
 std::vector<std::int8_t> widen_weights(const Conv2dProblem& problem, const Conv2dProblem& widened,
