@@ -291,7 +291,7 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
                                      {2, 17, 16, 3, 20, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1},   // InceptionV3 stem, batch 2
                                      {1, 9, 40, 4, 24, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},    // 4 channels, 20-byte runs
                                      {1, 12, 13, 3, 17, 3, 3, 1, 2, 1, 1, 1, 1, 2, 0, 1}};  // uneven strides and pads
-  int ran = 0, implicit_ran = 0, in_place_ran = 0;
+  int ran = 0, in_place_ran = 0;
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
       const Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 13 + qi));
@@ -306,22 +306,6 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
         EXPECT_TRUE(standard.algo == ConvAlgo::implicit || standard.algo == ConvAlgo::im2col) << testing::describe(p);
       }
       testing::expect_matches_reference(p, standard, static_cast<std::uint32_t>(qi), &expected);
-      for (const auto& tile : tiles) {
-        for (int threads : {1, 2}) {
-          Conv2dConfig c;
-          c.algo = ConvAlgo::implicit;
-          c.gemm.isa = isa;
-          c.gemm.mr = tile.mr;
-          c.gemm.nr = tile.nr;
-          c.gemm.pack_a = false;
-          c.gemm.fuse_requant = (qi + static_cast<std::size_t>(threads)) % 2 == 1;
-          c.gemm.threads = threads;
-          if (!conv2d_check_config(p, c).empty()) continue;  // families that widen A (AVX2) never read it in place
-          SCOPED_TRACE(testing::describe(c));
-          testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi), &expected);
-          ++implicit_ran;
-        }
-      }
       for (const auto& tile : tiles) {
         for (bool pack_a : {true, false}) {
           for (int threads : {1, 2, 3}) {
@@ -346,7 +330,10 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
     }
   }
   EXPECT_GE(ran, static_cast<int>(shapes.size() * quant_kinds().size() * tiles.size() * 3));  // packed A at least
-  if (in_place_ran > 0) {  // every family that reads A in place runs the widened kernels
+  // Widened implicit (check_implicit: every representative tile, quantization kind, 1 and 2
+  // threads) on every family that reads A in place.
+  const int implicit_ran = check_implicit(isa, shapes, false);
+  if (in_place_ran > 0) {
     EXPECT_GE(implicit_ran, static_cast<int>(shapes.size() * quant_kinds().size() * tiles.size() * 2));
   }
 }
