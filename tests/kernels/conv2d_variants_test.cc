@@ -3,7 +3,6 @@
 // Variants this CPU cannot run are skipped with a message naming the ISA.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <optional>
 #include <set>
 #include <thread>
@@ -299,8 +298,7 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
       std::vector<std::uint8_t> expected(testing::output_bytes(p));
       conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
       Conv2dConfig standard = conv2d_default_config(p);
-      const bool zb_zero = std::all_of(p.b_zero_points.begin(), p.b_zero_points.end(), [](std::int32_t zb) { return zb == 0; });
-      if (!zb_zero && p.in_c % 4 != 0) {
+      if (p.as_gemm().b_zero_point_nonzero() && p.in_c % 4 != 0) {
         EXPECT_EQ(standard.algo, ConvAlgo::im2col) << testing::describe(p);
       } else {
         EXPECT_TRUE(standard.algo == ConvAlgo::implicit || standard.algo == ConvAlgo::im2col) << testing::describe(p);
@@ -339,8 +337,9 @@ TEST_P(Conv2dIsaTest, FirstLayersMatchReference) {
 }
 
 // The widened convolution of implicit_widened: the next width whose kernel rows are whole k
-// groups (4 or 8 bytes), as many more padding columns on the right (same output), the extra taps' weights at each
-// channel's zero point; none where no widening is needed or a zero point no weight byte can hold.
+// groups (4 or 8 bytes), as many more padding columns on the right (same output), the extra taps'
+// weights at each channel's zero point; none where no widening is needed or a zero point no weight
+// byte can hold.
 TEST(ImplicitWidened, WidensToWholeGroupsAtTheWeightZeroPoint) {
   Conv2dProblem p = make_problem({1, 9, 11, 3, 5, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 1}, quant_kinds()[1], 3);
   p.b_zero_points = {-3, 0, 7, 127, -128};

@@ -102,7 +102,8 @@ std::string conv2d_check_config(const Conv2dProblem& problem, const Conv2dConfig
 Conv2dConfig conv2d_default_config(const Conv2dProblem& problem) {
   if (problem.depthwise()) return default_depthwise_config(problem);
   Conv2dConfig c;
-  c.gemm = gemm_default_config(problem.as_gemm());
+  const GemmProblem gemm = problem.as_gemm();
+  c.gemm = gemm_default_config(gemm);
   const bool pointwise = problem.kernel_h == 1 && problem.kernel_w == 1 && problem.stride_h == 1 &&
                          problem.stride_w == 1 && problem.pad_top == 0 && problem.pad_bottom == 0 &&
                          problem.pad_left == 0 && problem.pad_right == 0 && problem.groups == 1;
@@ -121,9 +122,8 @@ Conv2dConfig conv2d_default_config(const Conv2dProblem& problem) {
   // Otherwise im2col copies a kernel row's taps as one run into rows the GEMM reads in place,
   // where the indirect algorithm copies every tap on its own and then packs the panel (first
   // layers, 3 channels: about 10x slower; ResNet-50 56x56x64 3x3: 20%).
-  const bool zb_zero = std::all_of(problem.b_zero_points.begin(), problem.b_zero_points.end(),
-                                   [](std::int32_t zb) { return zb == 0; });
-  if (problem.groups == 1 && (zb_zero || !detail::implicit_widened(problem, detail::implicit_group_bytes(c.gemm)))) {
+  if (problem.groups == 1 &&
+      (!gemm.b_zero_point_nonzero() || !detail::implicit_widened(problem, detail::implicit_group_bytes(c.gemm)))) {
     c.algo = ConvAlgo::implicit;
     c.gemm.pack_a = false;
     const int kc = c.gemm.kc;
