@@ -348,20 +348,36 @@ const std::uint8_t* GemmConv::pad_input(const std::uint8_t* input, std::vector<s
   const auto za = static_cast<std::uint8_t>(p.a_zero_point);
   const std::size_t row = static_cast<std::size_t>(padded_w_) * pixel, in_row = static_cast<std::size_t>(p.in_w) * pixel;
   const std::size_t left = static_cast<std::size_t>(p.pad_left) * pixel, right = static_cast<std::size_t>(p.pad_right) * pixel;
-  padded.resize(static_cast<std::size_t>(p.batch * padded_h_) * row);
-  std::uint8_t* dst = padded.data();
-  for (std::int64_t n = 0; n < p.batch; ++n) {
-    std::memset(dst, za, static_cast<std::size_t>(p.pad_top) * row);
-    dst += static_cast<std::size_t>(p.pad_top) * row;
-    for (std::int64_t h = 0; h < p.in_h; ++h, dst += row, input += in_row) {
+  const auto rows = static_cast<std::size_t>(p.batch * padded_h_);
+  padded.resize(rows * row);
+  std::uint8_t* out = padded.data();
+  // Padded rows [first, end): a row of the padding all zero point, an input row between two runs of
+  // it.
+  const auto pad_rows = [&](std::size_t first, std::size_t end) {
+    for (std::size_t r = first; r < end; ++r) {
+      std::uint8_t* dst = out + r * row;
+      const auto n = static_cast<std::int64_t>(r) / padded_h_, h = static_cast<std::int64_t>(r) % padded_h_ - p.pad_top;
+      if (h < 0 || h >= p.in_h) {
+        std::memset(dst, za, row);
+        continue;
+      }
       std::memset(dst, za, left);
-      std::memcpy(dst + left, input, in_row);
+      std::memcpy(dst + left, input + static_cast<std::size_t>(n * p.in_h + h) * in_row, in_row);
       std::memset(dst + left + in_row, za, right);
     }
-    std::memset(dst, za, static_cast<std::size_t>(p.pad_bottom) * row);
-    dst += static_cast<std::size_t>(p.pad_bottom) * row;
+  };
+  // With several threads the copy is shared too: done by one, it was a twentieth of ResNet-50's
+  // 56x56x64 3x3 layer on two threads, the other thread spinning meanwhile.
+  const auto threads = static_cast<std::size_t>(std::max(1, engines_[0]->config().threads));
+  if (threads == 1) {
+    pad_rows(0, rows);
+  } else {
+    const std::size_t chunk = (rows + threads - 1) / threads;
+    ThreadPool::global().parallel_for(threads, static_cast<int>(threads), [&](std::size_t part, int) {
+      pad_rows(std::min(rows, part * chunk), std::min(rows, (part + 1) * chunk));
+    });
   }
-  return padded.data();
+  return out;
 }
 
 void GemmConv::run_im2col(const std::uint8_t* input, std::uint8_t* output) const {
