@@ -18,20 +18,30 @@ struct TimedCase {
   // an idle runtime keeps its workers spinning for a while after each call (qtune's pool 200 us,
   // OpenMP milliseconds), on the cores the next case needs: cases of different runtimes are then
   // timed runtime by runtime (in random order, each turn after a pause in which the others' workers
-  // go idle), interleaved only within a runtime.
+  // go idle), interleaved only within a runtime, in kTurnsPerRuntime turns each.
   int runtime = 0;
 };
+
+// With several runtimes, each times its cases in this many turns, alternating with the others'.
+// This machine's second core is at times slow for a while (a shared host; the process's run-queue
+// wait does not show it), and that slowed whichever runtime had its one turn then: `qtune run
+// --threads 2` put one of ResNet-50's layers at 508 us against oneDNN's 272 in one run and at 289
+// against 256 in the next. Over alternating turns a slow spell reaches both runtimes alike, or a
+// minority of one's repetitions, which the median ignores. (With three turns a layer still
+// measured 348 against 236 where two of its turns had been slow.)
+inline constexpr int kTurnsPerRuntime = 5;
 
 // Timings and their verdicts (faster / same / slower): qtune/measure/timing_verdict.h.
 using qtune::CaseTiming;
 using qtune::case_timing;
 using qtune::verdict;
 
-// Per case, within its runtime's turn: three warm-up calls (the fastest calibrates how many calls
-// make one repetition of about two milliseconds, so that short layers are not timed at the clock's
-// resolution: calls_per_repetition), then `repetitions` repetitions, interleaved across cases in a
-// random order drawn from `seed` (with threads > 1, across the cases of one runtime at a time: see
-// TimedCase).
+// Per case, within its runtime's turn: three warm-up calls (in the first turn the fastest
+// calibrates how many calls make one repetition of about two milliseconds, so that short layers are
+// not timed at the clock's resolution: calls_per_repetition), with several runtimes and warm caches
+// more calls until the turn has run for 20 ms, then the turn's share of `repetitions` repetitions,
+// interleaved across cases in a random order drawn from `seed` (with threads > 1, across the cases
+// of one runtime at a time: see TimedCase).
 // Cold: each call after an eviction (cache_state.h), timed on its own.
 // Returns, per case, the per-call time of each repetition in nanoseconds (case_timing summarizes).
 std::vector<std::vector<double>> time_interleaved_samples(const std::vector<TimedCase>& cases, int repetitions,

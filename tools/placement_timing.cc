@@ -41,9 +41,9 @@ std::vector<CaseTiming> time_at_placements(const std::function<std::vector<Timed
                                            unsigned seed, int threads, CacheState cache, int max_placements) {
   const PlacementShare share = share_among_placements(repetitions, max_placements);
   // Every placement is made first, then all their cases are timed as one interleaved set, so that
-  // with several threads each runtime still has one turn per layer (time_interleaved_samples): a turn per
-  // placement put two repetitions after every pause, on a core the pause had let slow down, and
-  // `qtune run --threads 2` timed MobileNetV2 at 2-4 times its time.
+  // with several threads each runtime has its few turns per layer (time_interleaved_samples), not
+  // one per placement: a turn per placement put two repetitions after every pause, on a core the
+  // pause had let slow down, and `qtune run --threads 2` timed MobileNetV2 at 2-4 times its time.
   std::vector<TimedCase> all;  // placement by placement; holds every placement until the end
   std::size_t per_placement = 0;
   for (int i = 0; i < share.placements; ++i) {
