@@ -14,6 +14,7 @@
 #include "gemm/gemm_driver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -68,6 +69,36 @@ RequantParams slice_channels(const RequantParams& p, std::size_t first, std::siz
   return out;
 }
 
+// Whether the microkernel may start a kFp32Centred plan's accumulators from column terms less each
+// channel's origin X0 (GemmUkernel::folds_centred_origin), that is, whether converting acc - X0,
+// computed in int32, gives the results of the plan's float(acc) - X0 for every accumulator the
+// problem can produce:
+//  - acc - X0 never wraps: |acc| <= K * max|a - za| * max|w - zb| + max|bias| (the accumulator
+//    less nothing: the zero points' terms only move it back to this sum);
+//  - both are exact, hence equal, wherever the result is not clamped: there |acc| <= reach =
+//    (max(|lo|, |hi|) + 2) / s plus a margin, and reach + |X0| < 2^24 keeps acc and acc - X0
+//    floats. Beyond reach both forms are clamped (each is monotone in acc and agrees with the
+//    other at reach).
+bool centred_origin_foldable(const GemmProblem& problem, const RequantPlan& plan, const std::int32_t* bias) {
+  const bool u8 = problem.a_type == DType::u8;
+  const double za = problem.a_zero_point;
+  const double a_span = std::max(za - (u8 ? 0.0 : -128.0), (u8 ? 255.0 : 127.0) - za);
+  double w_span = 0, bias_max = 0;
+  for (const std::int32_t zb : problem.b_zero_points) w_span = std::max({w_span, zb + 128.0, 127.0 - zb});
+  if (bias != nullptr) {
+    for (std::int64_t c = 0; c < problem.n; ++c) bias_max = std::max(bias_max, std::abs(static_cast<double>(bias[c])));
+  }
+  const double acc_max = static_cast<double>(problem.k) * a_span * w_span + bias_max;
+  const double range = std::max(std::abs(static_cast<double>(plan.lo)), std::abs(static_cast<double>(plan.hi)));
+  for (std::size_t c = 0; c < plan.channels(); ++c) {
+    const double origin = std::abs(static_cast<double>(plan.fp32_origin[plan.index(c)]));
+    const double scale = plan.scale[plan.index(c)];
+    if (!(scale > 0) || acc_max + origin >= 2147483648.0) return false;
+    if ((range + 2) / scale + 16 + origin >= 16777216.0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct GemmEngine::State {
@@ -81,6 +112,7 @@ struct GemmEngine::State {
   std::size_t panel_bytes = 0, packed_bytes = 0;
   std::unique_ptr<std::uint8_t, AlignedFree> packed_b;
   bool zb_nonzero = false;
+  bool fold_centred_origin = false;  // the column terms hold X0 less (centred_origin_foldable)
   bool separate = false;  // u8/s8 output through the int32 buffer and the requantize kernel
   std::uint8_t flip = 0;
   UkernelOutput output = UkernelOutput::s32;
@@ -164,6 +196,11 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
   if (problem.out_type != DType::s32) {
     const FloatForms forms = float_forms(config.isa);
     s.plan = RequantPlan::make(problem.requant, forms);
+    if (s.plan->mode == kFp32Centred && !s.separate && s.uk->folds_centred_origin) {
+      s.fold_centred_origin = centred_origin_foldable(problem, *s.plan, bias);
+      // Where folding is not exact, no centred form: the microkernel has no other.
+      if (!s.fold_centred_origin) s.plan = RequantPlan::make(problem.requant, FloatForms::round_to_nearest);
+    }
     s.plan_constants = s.plan->constants();
     if (s.separate && problem.requant.per_channel()) {
       for (std::size_t t = 0; t < s.tasks_n; ++t) {
@@ -179,6 +216,15 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
   s.packed_b.reset(static_cast<std::uint8_t*>(std::aligned_alloc(64, s.packed_bytes)));
   if (!s.packed_b) throw std::bad_alloc();
   pack_b(*s.uk, problem, b, ldb, bias, s.packed_b.get());
+  if (s.fold_centred_origin) {
+    // The accumulators start from the column terms: less X0, they end at acc - X0.
+    for (std::size_t col = 0; col < s.n; ++col) {
+      auto* col_terms = reinterpret_cast<std::int32_t*>(s.packed_b.get() + col / s.nr * s.panel_bytes);
+      const auto origin = static_cast<std::int32_t>(s.plan->fp32_origin[s.plan->index(col)]);
+      col_terms[col % s.nr] = static_cast<std::int32_t>(static_cast<std::uint32_t>(col_terms[col % s.nr]) -
+                                                        static_cast<std::uint32_t>(origin));
+    }
+  }
 }
 
 GemmEngine::~GemmEngine() = default;

@@ -138,6 +138,10 @@ struct GemmUkernel {
   // The entry that reads segmented in-place A in one call (GemmUkernelArgs::a_segments), or null:
   // the driver then gives `fn` one segment per K block and carries the sums in `partial`.
   GemmUkernelFn fn_segments = nullptr;
+  // The epilogue of a kFp32Centred plan takes the accumulators less each channel's origin X0: the
+  // driver starts them from column terms less X0 where that is exact, and otherwise gives the
+  // microkernel no centred plan (gemm_driver.cc).
+  bool folds_centred_origin = false;
 };
 
 // Bytes of one packed B panel (col_term + col_zb + weights), rounded up to 64 for alignment.

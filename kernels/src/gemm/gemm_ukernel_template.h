@@ -85,6 +85,17 @@ struct GemmTileKernel {
     Acc acc[MR][kVecs];
   };
 
+  // Families whose epilogue can take a kFp32Centred plan's accumulators less its origin X0
+  // (kFoldsCentredOrigin): the driver then starts them from column terms less X0
+  // (GemmUkernel::folds_centred_origin), and the epilogue converts them without subtracting it.
+  static constexpr bool kFoldedOrigin = [] {
+    if constexpr (requires { T::kFoldsCentredOrigin; }) {
+      return T::kFoldsCentredOrigin;
+    } else {
+      return false;
+    }
+  }();
+
   // Families whose accumulators live in registers of their own (AMX tiles) provide
   // accumulate_tiles<MR, NR>(args, c, load_c): the K block into c (MR x kNrStride int32), starting
   // from the sums in c when load_c. The epilogue then runs on vectors loaded from c.
@@ -336,6 +347,16 @@ struct GemmTileKernel {
     }
   }
 
+  // One vector requantized with the constants of the channels from `channel`.
+  template <RoundingMode Mode>
+  QTUNE_EPILOGUE_INLINE static Acc requantize_at(const Acc& x, const RequantConstants& plan, std::size_t channel) {
+    if constexpr (kFoldedOrigin) {
+      return T::template requantize<Mode, true>(x, plan, channel);
+    } else {
+      return T::template requantize<Mode>(x, plan, channel);
+    }
+  }
+
   // U8Full: the short u8 epilogue of the whole tiles (HasU8FullRangeEpilogue).
   // Always inlined, like every part of the vector families' epilogue (see kInlineEpilogue).
   template <RoundingMode Mode, class Out, bool U8Full>
@@ -358,8 +379,12 @@ struct GemmTileKernel {
           const auto lanes = T::template requant_lanes<Mode>(*args.plan, args.channel + first);
           QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
             Acc q;
-            if constexpr (U8Full) {
+            if constexpr (U8Full && kFoldedOrigin) {
+              q = T::template requantize_u8_full<Mode, true>(t.acc[i][v], lanes, plan);
+            } else if constexpr (U8Full) {
               q = T::template requantize_u8_full<Mode>(t.acc[i][v], lanes, plan);
+            } else if constexpr (kFoldedOrigin) {
+              q = T::template requantize<Mode, true>(t.acc[i][v], lanes, plan);
             } else {
               q = T::template requantize<Mode>(t.acc[i][v], lanes, plan);
             }
@@ -367,16 +392,15 @@ struct GemmTileKernel {
           }
         } else {
           QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-            T::store(c + i * args.ldc + first,
-                       T::template requantize<Mode>(t.acc[i][v], plan, args.channel + first),
-                       std::min<std::size_t>(kLanes, NR - first));
+            T::store(c + i * args.ldc + first, requantize_at<Mode>(t.acc[i][v], plan, args.channel + first),
+                     std::min<std::size_t>(kLanes, NR - first));
           }
         }
       }
       return;
     }
     for_each_valid(t, args, [&](std::size_t i, std::size_t first, const Acc& x, std::size_t n) {
-      T::store(c + i * args.ldc + first, T::template requantize<Mode>(x, plan, args.channel + first), n);
+      T::store(c + i * args.ldc + first, requantize_at<Mode>(x, plan, args.channel + first), n);
     });
   }
 
@@ -462,7 +486,8 @@ constexpr GemmUkernel make_gemm_ukernel(const char* name) {
   // the Arm families use stays tested on every machine.
   GemmUkernelFn segments = nullptr;
   if constexpr (T::kInPlace && T::kIsa != Isa::scalar) segments = &GemmTileKernel<T, MR, NR, true>::run;
-  return GemmUkernel{T::kIsa, MR, NR, T::kKr, K::kNrStride, T::kAFormat, T::kBFormat, T::kInPlace, &K::run, name, segments};
+  return GemmUkernel{T::kIsa,     MR,       NR,   T::kKr,   K::kNrStride,     T::kAFormat, T::kBFormat,
+                     T::kInPlace, &K::run, name, segments, K::kFoldedOrigin};
 }
 
 }  // namespace qtune::detail

@@ -51,12 +51,15 @@ struct Avx512Vector {
   static void store(std::int32_t* p, Vec v, std::size_t n) { _mm512_mask_storeu_epi32(p, avx512::lane_mask(n), v); }
   static void store(std::uint8_t* p, Vec v, std::size_t n) { avx512::store_u8(p, v, n); }
   static void store(std::int8_t* p, Vec v, std::size_t n) { avx512::store_s8(p, v, n); }
-  template <RoundingMode Mode>
+  // The GEMM's accumulators of a kFp32Centred plan hold acc - X0 (requant_avx512.h, scaled): its
+  // epilogue passes OriginFolded.
+  static constexpr bool kFoldsCentredOrigin = true;
+  template <RoundingMode Mode, bool OriginFolded = false>
   // Not forced inline: GCC then copies the long requantization into every ragged-tile path of the
   // GEMM epilogue, and the register allocator kept the tile's accumulators on the stack in the
   // main loop (6x64 at 784x128x1152: 640 -> 300 GOP/s). The depthwise kernels run as fast without.
   static Vec requantize(Vec v, const RequantConstants& plan, std::size_t channel) {
-    return avx512::requantize16<Mode>(v, plan, channel);
+    return avx512::requantize16<Mode, OriginFolded>(v, plan, channel);
   }
   // A column's constants, loaded once for all the vectors of that column (the GEMM tile's rows).
   // Inlined always: a call would return the twelve vectors through memory.
@@ -65,16 +68,16 @@ struct Avx512Vector {
                                                                                 std::size_t channel) {
     return avx512::load_requant_lanes<Mode>(plan, channel);
   }
-  template <RoundingMode Mode>
+  template <RoundingMode Mode, bool OriginFolded = false>
   __attribute__((always_inline)) static Vec requantize(Vec v, const avx512::RequantLanes<Mode>& lanes,
                                                       const RequantConstants& plan) {
-    return avx512::requantize16<Mode>(v, lanes, plan);
+    return avx512::requantize16<Mode, OriginFolded>(v, lanes, plan);
   }
   // The short u8 epilogue (u8_full_range_epilogue), for the u8 store.
-  template <RoundingMode Mode>
+  template <RoundingMode Mode, bool OriginFolded = false>
   __attribute__((always_inline)) static Vec requantize_u8_full(Vec v, const avx512::RequantLanes<Mode>& lanes,
                                                               const RequantConstants& plan) {
-    return avx512::requantize16_u8_full<Mode>(v, lanes, plan);
+    return avx512::requantize16_u8_full<Mode, OriginFolded>(v, lanes, plan);
   }
 };
 static_assert(Int32VectorOps<Avx512Vector>);

@@ -138,7 +138,10 @@ __attribute__((always_inline)) inline __m512i one_shift(__m512i x, const Requant
 // is (A & B) | C: the sign bit of acc's float, or'ed into the non-negative offset); for
 // kFp32Centred (float(acc) - X0) * scale + b rounded down (embedded rounding, MXCSR untouched), to
 // be converted by to_int rounding down too: scalar::fp32_centred's floor.
-template <RoundingMode Mode>
+// OriginFolded: the caller's accumulators hold acc - X0 already, computed exactly in int32 (the
+// GEMM starts them from column terms less X0: centred_origin_foldable in gemm/gemm_driver.cc),
+// so the centred form converts them as they are, one instruction less per 16 outputs.
+template <RoundingMode Mode, bool OriginFolded = false>
 __attribute__((always_inline)) inline __m512 scaled(__m512i acc, const RequantLanes<Mode>& q) {
   const __m512 x = _mm512_cvtepi32_ps(acc);
   if constexpr (Mode == kFp32Offset) {
@@ -146,7 +149,7 @@ __attribute__((always_inline)) inline __m512 scaled(__m512i acc, const RequantLa
     const __m512i offset = _mm512_ternarylogic_epi32(_mm512_castps_si512(x), sign, _mm512_castps_si512(q.offset), 0xEA);
     return _mm512_fmadd_ps(x, q.scale, _mm512_castsi512_ps(offset));
   } else if constexpr (Mode == kFp32Centred) {
-    return _mm512_fmadd_round_ps(_mm512_sub_ps(x, q.origin), q.scale, q.offset,
+    return _mm512_fmadd_round_ps(OriginFolded ? x : _mm512_sub_ps(x, q.origin), q.scale, q.offset,
                                  _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   } else {
     return _mm512_mul_ps(x, q.scale);
@@ -171,7 +174,7 @@ inline __m512i clamp_epi32(__m512i v, std::int32_t lo, std::int32_t hi) {
 // clamped and offset by the zero point, i.e. in [qmin, qmax].
 // Always inlined: as a call it would reload its constants for every vector (observed for the
 // depthwise epilogue), inlined they are loaded once per channel vector and stay in registers.
-template <RoundingMode Mode>
+template <RoundingMode Mode, bool OriginFolded = false>
 __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const RequantLanes<Mode>& q,
                                                            const RequantConstants& plan) {
   __m512i v;
@@ -183,7 +186,7 @@ __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const Re
   } else {
     static_assert(kFloatEpilogue<Mode>);
     // maxps/minps return the second operand for a NaN first operand (as scalar::fp32).
-    __m512 f = scaled<Mode>(acc, q);
+    __m512 f = scaled<Mode, OriginFolded>(acc, q);
     f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(static_cast<float>(plan.lo))),
                       _mm512_set1_ps(static_cast<float>(plan.hi)));
     v = to_int<Mode>(f);
@@ -196,7 +199,7 @@ __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const Re
 // the lower bound is applied before the zero point, so v + zp >= qmin >= 0 and a sum past
 // INT32_MAX wraps to a value the store still reads as above 255 (v < 2^31, zp <= 255); likewise
 // cvtps2dq's 0x80000000 for products of 2^31 or more. Bit-exact with requantize16 after the store.
-template <RoundingMode Mode>
+template <RoundingMode Mode, bool OriginFolded = false>
 __attribute__((always_inline)) inline __m512i requantize16_u8_full(__m512i acc, const RequantLanes<Mode>& q,
                                                                    const RequantConstants& plan) {
   static_assert(Mode == RoundingMode::tflite || Mode == RoundingMode::arm || kFloatEpilogue<Mode>);
@@ -205,16 +208,16 @@ __attribute__((always_inline)) inline __m512i requantize16_u8_full(__m512i acc, 
     v = _mm512_max_epi32(one_shift<Mode>(acc, q), _mm512_set1_epi32(plan.lo));
   } else {
     // maxps returns the second operand for a NaN first operand (as scalar::fp32).
-    const __m512 f = _mm512_max_ps(scaled<Mode>(acc, q), _mm512_set1_ps(static_cast<float>(plan.lo)));
+    const __m512 f = _mm512_max_ps(scaled<Mode, OriginFolded>(acc, q), _mm512_set1_ps(static_cast<float>(plan.lo)));
     v = to_int<Mode>(f);
   }
   return _mm512_add_epi32(v, _mm512_set1_epi32(plan.zero_point));
 }
 
-template <RoundingMode Mode>
+template <RoundingMode Mode, bool OriginFolded = false>
 __attribute__((always_inline)) inline __m512i requantize16(__m512i acc, const RequantConstants& plan,
                                                            std::size_t channel) {
-  return requantize16<Mode>(acc, load_requant_lanes<Mode>(plan, channel), plan);
+  return requantize16<Mode, OriginFolded>(acc, load_requant_lanes<Mode>(plan, channel), plan);
 }
 
 // ---- masked loads and stores (ragged edges) ---------------------------------------------------
