@@ -86,6 +86,10 @@ struct DwKernel {
   // DwRowArgs: DepthwiseConv runs it instead of the general one when the output is requantized
   // in the kernel and every w - zb fits int8.
   bool dot4 = false;
+  // Its fused epilogue takes a kFp32Centred plan's accumulators less each channel's origin X0
+  // (folds_centred_origin_v): DepthwiseConv then folds X0 into the bias terms where that is exact
+  // and otherwise gives the kernel no centred plan.
+  bool folds_centred_origin = false;
 };
 
 // Lane order of the dot4 form in each whole block of 64 channels: lane i of accumulator j holds

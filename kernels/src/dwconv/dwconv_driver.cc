@@ -1,6 +1,7 @@
 #include "dwconv/dwconv_driver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "platform/isa_table.h"
@@ -58,8 +59,31 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
     }
   }
 
-  // bias - za' * sum w' in the kernel's lane order, za' the zero point of the bytes the kernel
-  // multiplies: the dot4 blocks flip s8 activations to u8 (+128), in wrapping int32 arithmetic.
+  // The plan, in the kernel's lane order. A fused centred plan's origins X0 go into the bias terms
+  // below where the kernel folds them and that is exact (centred_origin_foldable), with the largest
+  // accumulator taps * max|a - za| * max|w'| + max|bias|; where it is not, no centred form.
+  bool fold_origin = false;
+  if (problem.out_type != DType::s32) {
+    const RequantParams requant = kernel_->dot4 ? dot4_order(problem.requant) : problem.requant;
+    plan_ = RequantPlan::make(requant, float_forms(kernel_->isa));
+    if (plan_.mode == kFp32Centred && fuse_requant_ && kernel_->folds_centred_origin) {
+      const bool u8 = problem.a_type == DType::u8;
+      const double za = problem.a_zero_point;
+      const double a_span = std::max(za - (u8 ? 0.0 : -128.0), (u8 ? 255.0 : 127.0) - za);
+      double w_span = 0, bias_max = 0;
+      for (const std::int32_t w : w_prime) w_span = std::max(w_span, std::abs(static_cast<double>(w)));
+      for (std::size_t c = 0; c < channels_ && problem.has_bias; ++c) {
+        bias_max = std::max(bias_max, std::abs(static_cast<double>(bias[c])));
+      }
+      fold_origin = centred_origin_foldable(plan_, static_cast<double>(taps) * a_span * w_span + bias_max);
+      if (!fold_origin) plan_ = RequantPlan::make(requant, FloatForms::round_to_nearest);
+    }
+    plan_constants_ = plan_.constants();
+  }
+
+  // bias - za' * sum w' (less X0 where folded) in the kernel's lane order, za' the zero point of
+  // the bytes the kernel multiplies: the dot4 blocks flip s8 activations to u8 (+128), in wrapping
+  // int32 arithmetic.
   const std::size_t dot4_channels = kernel_->dot4 ? channels_ / kDwDot4Block * kDwDot4Block : 0;
   const bool flip = problem.a_type == DType::s8;
   bias_term_.assign(channels_padded_, 0);
@@ -67,7 +91,8 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
     const std::size_t c = kernel_->dot4 ? dw_dot4_channel(k, channels_) : k;
     const auto za = static_cast<std::uint32_t>(problem.a_zero_point + (flip && c < dot4_channels ? 128 : 0));
     const std::uint32_t b = problem.has_bias ? static_cast<std::uint32_t>(bias[c]) : 0u;
-    bias_term_[k] = static_cast<std::int32_t>(b - za * weight_sum[c]);
+    const auto origin = fold_origin ? static_cast<std::uint32_t>(static_cast<std::int32_t>(plan_.fp32_origin[plan_.index(k)])) : 0u;
+    bias_term_[k] = static_cast<std::int32_t>(b - za * weight_sum[c] - origin);
   }
   // General form, [tap][channels_padded]: uint16(w') in the low half of an int32 lane (the dot4
   // form runs its channels after the last whole block this way too).
@@ -99,11 +124,6 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
                                : 0;
   affine_begin_ = static_cast<std::size_t>(std::clamp<std::int64_t>(first, 0, out_w_));
   affine_end_ = std::max(affine_begin_, static_cast<std::size_t>(std::clamp<std::int64_t>(end, 0, out_w_)));
-  if (problem.out_type != DType::s32) {
-    plan_ = RequantPlan::make(kernel_->dot4 ? dot4_order(problem.requant) : problem.requant,
-                              float_forms(kernel_->isa));
-    plan_constants_ = plan_.constants();
-  }
 }
 
 std::size_t DepthwiseConv::packed_weight_bytes() const {

@@ -167,6 +167,7 @@ struct DwRowKernel {
     }
   }
 
+  // The fused epilogue (the bias terms hold X0 less where the family folds it: DwKernel).
   // Every lane is requantized before the first store: the 8-bit stores may alias anything, so
   // constants loaded after one would be loaded again for every pixel; this way each vector of
   // per-channel constants is loaded once for the W pixels that share it.
@@ -178,9 +179,21 @@ struct DwRowKernel {
     for (int v = 0; v < NV; ++v) {
       if constexpr (U8Full) {
         const auto lanes = T::template requant_lanes<Mode>(plan, c0 + v * kLanes);
-        for (int p = 0; p < W; ++p) q[p][v] = T::template requantize_u8_full<Mode>(acc[p][v], lanes, plan);
+        for (int p = 0; p < W; ++p) {
+          if constexpr (folds_centred_origin_v<T>) {
+            q[p][v] = T::template requantize_u8_full<Mode, true>(acc[p][v], lanes, plan);
+          } else {
+            q[p][v] = T::template requantize_u8_full<Mode>(acc[p][v], lanes, plan);
+          }
+        }
       } else {
-        for (int p = 0; p < W; ++p) q[p][v] = T::template requantize<Mode>(acc[p][v], plan, c0 + v * kLanes);
+        for (int p = 0; p < W; ++p) {
+          if constexpr (folds_centred_origin_v<T>) {
+            q[p][v] = T::template requantize<Mode, true>(acc[p][v], plan, c0 + v * kLanes);
+          } else {
+            q[p][v] = T::template requantize<Mode>(acc[p][v], plan, c0 + v * kLanes);
+          }
+        }
       }
     }
     for (int p = 0; p < W; ++p) {
@@ -246,6 +259,9 @@ void dw_row(const DwRowArgs& args) {
 
 }  // namespace qtune::detail
 
-// One registry entry: DwKernel{isa, channel tile, width tile, row function}.
-#define QTUNE_DW_KERNEL(Traits, ChannelTile, WidthTile) \
-  ::qtune::detail::DwKernel { Traits::kIsa, ChannelTile, WidthTile, &::qtune::detail::dw_row<Traits, ChannelTile, WidthTile> }
+// One registry entry: DwKernel{isa, channel tile, width tile, row function, no dot4, folding}.
+#define QTUNE_DW_KERNEL(Traits, ChannelTile, WidthTile)                                                  \
+  ::qtune::detail::DwKernel {                                                                          \
+    Traits::kIsa, ChannelTile, WidthTile, &::qtune::detail::dw_row<Traits, ChannelTile, WidthTile>, false, \
+        ::qtune::detail::folds_centred_origin_v<Traits>                                                \
+  }

@@ -69,17 +69,9 @@ RequantParams slice_channels(const RequantParams& p, std::size_t first, std::siz
   return out;
 }
 
-// Whether the microkernel may start a kFp32Centred plan's accumulators from column terms less each
-// channel's origin X0 (GemmUkernel::folds_centred_origin), that is, whether converting acc - X0,
-// computed in int32, gives the results of the plan's float(acc) - X0 for every accumulator the
-// problem can produce:
-//  - acc - X0 never wraps: |acc| <= K * max|a - za| * max|w - zb| + max|bias| (the accumulator
-//    less nothing: the zero points' terms only move it back to this sum);
-//  - both are exact, hence equal, wherever the result is not clamped: there |acc| <= reach =
-//    (max(|lo|, |hi|) + 2) / s plus a margin, and reach + |X0| < 2^24 keeps acc and acc - X0
-//    floats. Beyond reach both forms are clamped (each is monotone in acc and agrees with the
-//    other at reach).
-bool centred_origin_foldable(const GemmProblem& problem, const RequantPlan& plan, const std::int32_t* bias) {
+// The largest |accumulator| the problem can produce: K * max|a - za| * max|w - zb| + max|bias|
+// (the zero points' terms in the sums only move them back to this).
+double max_abs_accumulator(const GemmProblem& problem, const std::int32_t* bias) {
   const bool u8 = problem.a_type == DType::u8;
   const double za = problem.a_zero_point;
   const double a_span = std::max(za - (u8 ? 0.0 : -128.0), (u8 ? 255.0 : 127.0) - za);
@@ -88,15 +80,7 @@ bool centred_origin_foldable(const GemmProblem& problem, const RequantPlan& plan
   if (bias != nullptr) {
     for (std::int64_t c = 0; c < problem.n; ++c) bias_max = std::max(bias_max, std::abs(static_cast<double>(bias[c])));
   }
-  const double acc_max = static_cast<double>(problem.k) * a_span * w_span + bias_max;
-  const double range = std::max(std::abs(static_cast<double>(plan.lo)), std::abs(static_cast<double>(plan.hi)));
-  for (std::size_t c = 0; c < plan.channels(); ++c) {
-    const double origin = std::abs(static_cast<double>(plan.fp32_origin[plan.index(c)]));
-    const double scale = plan.scale[plan.index(c)];
-    if (!(scale > 0) || acc_max + origin >= 2147483648.0) return false;
-    if ((range + 2) / scale + 16 + origin >= 16777216.0) return false;
-  }
-  return true;
+  return static_cast<double>(problem.k) * a_span * w_span + bias_max;
 }
 
 }  // namespace
@@ -197,7 +181,7 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
     const FloatForms forms = float_forms(config.isa);
     s.plan = RequantPlan::make(problem.requant, forms);
     if (s.plan->mode == kFp32Centred && !s.separate && s.uk->folds_centred_origin) {
-      s.fold_centred_origin = centred_origin_foldable(problem, *s.plan, bias);
+      s.fold_centred_origin = centred_origin_foldable(*s.plan, max_abs_accumulator(problem, bias));
       // Where folding is not exact, no centred form: the microkernel has no other.
       if (!s.fold_centred_origin) s.plan = RequantPlan::make(problem.requant, FloatForms::round_to_nearest);
     }

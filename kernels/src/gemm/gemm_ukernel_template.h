@@ -85,16 +85,10 @@ struct GemmTileKernel {
     Acc acc[MR][kVecs];
   };
 
-  // Families whose epilogue can take a kFp32Centred plan's accumulators less its origin X0
-  // (kFoldsCentredOrigin): the driver then starts them from column terms less X0
-  // (GemmUkernel::folds_centred_origin), and the epilogue converts them without subtracting it.
-  static constexpr bool kFoldedOrigin = [] {
-    if constexpr (requires { T::kFoldsCentredOrigin; }) {
-      return T::kFoldsCentredOrigin;
-    } else {
-      return false;
-    }
-  }();
+  // Families whose epilogue takes a kFp32Centred plan's accumulators less its origin X0
+  // (folds_centred_origin_v): the driver then starts them from column terms less X0
+  // (GemmUkernel::folds_centred_origin).
+  static constexpr bool kFoldedOrigin = folds_centred_origin_v<T>;
 
   // Families whose accumulators live in registers of their own (AMX tiles) provide
   // accumulate_tiles<MR, NR>(args, c, load_c): the K block into c (MR x kNrStride int32), starting

@@ -54,6 +54,19 @@ inline void store_q8(std::uint8_t* dst, DType out_type, typename V::Vec q, std::
   }
 }
 
+// Whether V's requantization takes a kFp32Centred plan's accumulators less each channel's origin
+// X0 (requantize<Mode, true>, requantize_u8_full<Mode, true>): the fused epilogues of the GEMM and
+// depthwise kernels then start their accumulators from terms less X0, where that is exact
+// (centred_origin_foldable in requantize/requant_plan.h), and convert them without subtracting X0.
+template <class V>
+inline constexpr bool folds_centred_origin_v = [] {
+  if constexpr (requires { V::kFoldsCentredOrigin; }) {
+    return V::kFoldsCentredOrigin;
+  } else {
+    return false;
+  }
+}();
+
 // Whether V has the short u8 epilogue for Mode (requantize_u8_full over a column's RequantLanes;
 // see u8_full_range_epilogue in requantize/requant_plan.h).
 template <class V, RoundingMode Mode>

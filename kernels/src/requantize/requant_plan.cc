@@ -3,6 +3,8 @@
 
 #include "requantize/fp32_equivalent.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -135,6 +137,17 @@ RequantConstants RequantPlan::constants() const {
     c.shift_count[parity] = shift_count[parity].data();
   }
   return c;
+}
+
+bool centred_origin_foldable(const RequantPlan& plan, double max_abs_accumulator) {
+  const double range = std::max(std::abs(static_cast<double>(plan.lo)), std::abs(static_cast<double>(plan.hi)));
+  for (std::size_t c = 0; c < plan.channels(); ++c) {
+    const double origin = std::abs(static_cast<double>(plan.fp32_origin[plan.index(c)]));
+    const double scale = plan.scale[plan.index(c)];
+    if (!(scale > 0) || max_abs_accumulator + origin >= 2147483648.0) return false;
+    if ((range + 2) / scale + 16 + origin >= 16777216.0) return false;
+  }
+  return true;
 }
 
 }  // namespace qtune::detail

@@ -246,6 +246,19 @@ struct RequantPlan {
   void use_fp32_equivalent(const RequantParams& p, FloatForms forms);
 };
 
+// Whether a kernel may start a kFp32Centred plan's accumulators from terms less each channel's
+// origin X0 and convert acc - X0, computed in int32, where the plan converts float(acc) - X0:
+// true where the two give the same result for every accumulator of magnitude up to
+// `max_abs_accumulator` (what the layer can produce), that is
+//  - acc - X0 never wraps: max_abs_accumulator + |X0| < 2^31;
+//  - both are exact, hence equal, wherever the result is not clamped: there |acc| <= reach =
+//    (max(|lo|, |hi|) + 2) / s plus a margin, and reach + |X0| < 2^24 keeps acc and acc - X0
+//    floats. Beyond reach both forms are clamped (each is monotone in acc, and they agree at
+//    reach).
+// Kernels that fold must then not be given the plan where this is false (RequantPlan::make with
+// FloatForms::round_to_nearest has no centred form).
+bool centred_origin_foldable(const RequantPlan& plan, double max_abs_accumulator);
+
 // One element through the plan, channel c (ignored for per-tensor plans): the scalar kernel.
 // The mode is a template parameter so that loops can hoist the switch (with_rounding_mode).
 template <RoundingMode Mode>

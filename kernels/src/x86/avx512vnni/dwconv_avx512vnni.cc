@@ -67,7 +67,9 @@ struct DwDot4RowKernel {
     Vec bytes[W];
     QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {
       Vec q[4];
-      QTUNE_DW_UNROLL for (int j = 0; j < 4; ++j) q[j] = avx512::requantize16<Mode>(acc[p][j], plan, c0 + 16 * j);
+      QTUNE_DW_UNROLL for (int j = 0; j < 4; ++j) {
+        q[j] = avx512::requantize16<Mode, /*OriginFolded=*/true>(acc[p][j], plan, c0 + 16 * j);
+      }
       // (q0 & 0xFF) | (q1 & 0xFF) << 8 | (q2 & 0xFF) << 16 | q3 << 24; ternlog 0xF8 is A | (B & C).
       Vec v = _mm512_and_si512(q[0], low_byte);
       v = _mm512_ternarylogic_epi32(v, _mm512_slli_epi32(q[1], 8), _mm512_slli_epi32(low_byte, 8), 0xF8);
@@ -110,9 +112,10 @@ constexpr std::array kAvx512Kernels = {
     QTUNE_DW_KERNEL(Avx512Vector, 16, 1), QTUNE_DW_KERNEL(Avx512Vector, 32, 1), QTUNE_DW_KERNEL(Avx512Vector, 64, 1),
     QTUNE_DW_KERNEL(Avx512Vector, 16, 2), QTUNE_DW_KERNEL(Avx512Vector, 32, 2), QTUNE_DW_KERNEL(Avx512Vector, 64, 2),
     QTUNE_DW_KERNEL(Avx512Vector, 16, 4), QTUNE_DW_KERNEL(Avx512Vector, 32, 4), QTUNE_DW_KERNEL(Avx512Vector, 64, 4),
-    DwKernel{Isa::avx512vnni, 64, 1, &dw_dot4_row<1>, true},
-    DwKernel{Isa::avx512vnni, 64, 2, &dw_dot4_row<2>, true},
-    DwKernel{Isa::avx512vnni, 64, 4, &dw_dot4_row<4>, true},
+    // The dot4 form requantizes in its own epilogue (fused only), folded like the general form's.
+    DwKernel{Isa::avx512vnni, 64, 1, &dw_dot4_row<1>, true, true},
+    DwKernel{Isa::avx512vnni, 64, 2, &dw_dot4_row<2>, true, true},
+    DwKernel{Isa::avx512vnni, 64, 4, &dw_dot4_row<4>, true, true},
 };
 
 }  // namespace

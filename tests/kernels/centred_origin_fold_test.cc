@@ -1,7 +1,8 @@
-// The GEMM's centred epilogue with the origin folded into the column terms (gemm_driver.cc,
-// centred_origin_foldable): the accumulators start from the column terms less each channel's
-// origin X0, which is exact only while acc - X0 cannot wrap. These layers put accumulators where it
-// would: every microkernel must still match the reference there.
+// The centred epilogue with the origin folded into the accumulators' first terms (GEMM column terms,
+// depthwise bias terms; centred_origin_foldable in requantize/requant_plan.h): they start less each
+// channel's origin X0, which is exact only while acc - X0 cannot wrap. These layers put
+// accumulators where it would: every GEMM microkernel and depthwise kernel must still match the
+// reference there.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <random>
 #include <vector>
 
+#include "dwconv/dwconv.h"
+#include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/gemm.h"
 #include "requantize/fp32_equivalent.h"
@@ -34,7 +37,7 @@ RequantParams relu_with_centred_form_only() {
 // weight equals its zero point), from the bottom of the int32 range upwards in steps of 4096: the
 // band [INT32_MIN, INT32_MIN + X0), where acc - X0 would wrap to the top of the range and a ReLU's
 // 0 would become 255, and results of 1 and more above it (random weights at a small bias).
-TEST(GemmCentredOrigin, AccumulatorsWhereFoldingWouldWrapMatchTheReference) {
+TEST(CentredOriginFold, GemmAccumulatorsWhereFoldingWouldWrapMatchTheReference) {
   const RequantParams relu = relu_with_centred_form_only();
   ASSERT_EQ(RequantPlan::make(relu, FloatForms::directed_rounding).mode, kFp32Centred);
   std::mt19937 rng(7);
@@ -80,6 +83,52 @@ TEST(GemmCentredOrigin, AccumulatorsWhereFoldingWouldWrapMatchTheReference) {
         EXPECT_EQ(c, expected) << uk.name << (pack_a ? ", packed A" : ", A in place")
                                << (near_int32_min ? ", biases near INT32_MIN" : ", small biases");
       }
+    }
+  }
+}
+
+// The same on depthwise 3x3 layers: biases from INT32_MIN up (each weight at its zero point), then
+// random weights at small biases, through every depthwise kernel of every usable instruction set
+// (64-channel tiles in their dot4 form: 70 channels are a whole block and six more).
+TEST(CentredOriginFold, DepthwiseAccumulatorsWhereFoldingWouldWrapMatchTheReference) {
+  const RequantParams relu = relu_with_centred_form_only();
+  std::mt19937 rng(11);
+  for (const bool near_int32_min : {true, false}) {
+    Conv2dProblem p;
+    p.in_h = p.in_w = 5;
+    p.in_c = p.out_c = p.groups = 70;
+    p.kernel_h = p.kernel_w = 3;
+    p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = 1;
+    p.a_type = DType::u8;
+    p.a_zero_point = 3;
+    p.b_zero_points = {-5};
+    p.out_type = DType::u8;
+    p.requant = relu;
+    std::vector<std::uint8_t> input(static_cast<std::size_t>(p.in_h * p.in_w * p.in_c));
+    std::vector<std::int8_t> weights(static_cast<std::size_t>(9 * p.out_c), -5);
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(p.out_c));
+    for (auto& v : input) v = static_cast<std::uint8_t>(rng());
+    for (std::size_t c = 0; c < bias.size(); ++c) {
+      bias[c] = near_int32_min ? std::numeric_limits<std::int32_t>::min() + static_cast<std::int32_t>(c) * 4096
+                               : static_cast<std::int32_t>(c) * 50;
+    }
+    if (!near_int32_min) {
+      for (auto& v : weights) v = static_cast<std::int8_t>(static_cast<int>(rng() % 200) - 100);
+    }
+    std::vector<std::uint8_t> expected(static_cast<std::size_t>(p.out_h() * p.out_w() * p.out_c));
+    conv2d_reference(p, input.data(), weights.data(), bias.data(), expected.data());
+    for (const DwKernel& kernel : dw_kernel_registry()) {
+      if (!cpu_features().usable(kernel.isa)) continue;
+      Conv2dConfig config;
+      config.algo = ConvAlgo::depthwise;
+      config.gemm.isa = kernel.isa;
+      config.dw_channel_tile = kernel.channel_tile;
+      config.dw_width_tile = kernel.width_tile;
+      const Conv2dOp op = Conv2dOp::prepare(p, config, weights.data(), bias.data());
+      std::vector<std::uint8_t> out(expected.size());
+      op.run(input.data(), out.data());
+      EXPECT_EQ(out, expected) << to_string(kernel.isa) << " " << kernel.channel_tile << "x" << kernel.width_tile
+                               << (kernel.dot4 ? " dot4" : "") << (near_int32_min ? ", biases near INT32_MIN" : ", small biases");
     }
   }
 }
