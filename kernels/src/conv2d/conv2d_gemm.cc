@@ -75,8 +75,10 @@ Im2colBlocking im2col_blocking(const Conv2dProblem& p, int threads) {
   Im2colBlocking b;
   // Several threads take whole blocks (patch copy and GEMM) when there are enough rows for a block
   // of at least one 16-row tile each: the copy is then parallel too, and each thread's patches stay
-  // in its own core's caches. Otherwise one thread copies and the GEMM engine splits the rest.
-  if (threads > 1 && m >= 16 * std::int64_t{threads}) {
+  // in its own core's caches. Otherwise one thread copies and the GEMM engine splits the rest, as
+  // it does where the output has more channels than pixels: blocks of rows would each read all of
+  // the weights, where the engine splits the columns (MobileNetV2's Conv_1, 49 pixels x 1280).
+  if (threads > 1 && m >= 16 * std::int64_t{threads} && m >= p.out_c) {
     blocks = (blocks + threads - 1) / threads * threads;
     b.block_threads = threads;
   }
