@@ -67,9 +67,7 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
     const RequantParams requant = kernel_->dot4 ? dot4_order(problem.requant) : problem.requant;
     plan_ = RequantPlan::make(requant, float_forms(kernel_->isa));
     if (plan_.mode == kFp32Centred && fuse_requant_ && kernel_->folds_centred_origin) {
-      const bool u8 = problem.a_type == DType::u8;
-      const double za = problem.a_zero_point;
-      const double a_span = std::max(za - (u8 ? 0.0 : -128.0), (u8 ? 255.0 : 127.0) - za);
+      const double a_span = max_abs_offset(problem.a_type, problem.a_zero_point);
       double w_span = 0, bias_max = 0;
       for (const std::int32_t w : w_prime) w_span = std::max(w_span, std::abs(static_cast<double>(w)));
       for (std::size_t c = 0; c < channels_ && problem.has_bias; ++c) {
@@ -91,8 +89,8 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
     const std::size_t c = kernel_->dot4 ? dw_dot4_channel(k, channels_) : k;
     const auto za = static_cast<std::uint32_t>(problem.a_zero_point + (flip && c < dot4_channels ? 128 : 0));
     const std::uint32_t b = problem.has_bias ? static_cast<std::uint32_t>(bias[c]) : 0u;
-    const auto origin = fold_origin ? static_cast<std::uint32_t>(static_cast<std::int32_t>(plan_.fp32_origin[plan_.index(k)])) : 0u;
-    bias_term_[k] = static_cast<std::int32_t>(b - za * weight_sum[c] - origin);
+    const auto origin = static_cast<std::int32_t>(fold_origin ? plan_.fp32_origin[plan_.index(k)] : 0.0f);
+    bias_term_[k] = static_cast<std::int32_t>(b - za * weight_sum[c] - static_cast<std::uint32_t>(origin));
   }
   // General form, [tap][channels_padded]: uint16(w') in the low half of an int32 lane (the dot4
   // form runs its channels after the last whole block this way too).

@@ -73,15 +73,12 @@ RequantParams slice_channels(const RequantParams& p, std::size_t first, std::siz
 // The largest |accumulator| the problem can produce: K * max|a - za| * max|w - zb| + max|bias|
 // (the zero points' terms in the sums only move them back to this).
 double max_abs_accumulator(const GemmProblem& problem, const std::int32_t* bias) {
-  const bool u8 = problem.a_type == DType::u8;
-  const double za = problem.a_zero_point;
-  const double a_span = std::max(za - (u8 ? 0.0 : -128.0), (u8 ? 255.0 : 127.0) - za);
   double w_span = 0, bias_max = 0;
-  for (const std::int32_t zb : problem.b_zero_points) w_span = std::max({w_span, zb + 128.0, 127.0 - zb});
+  for (const std::int32_t zb : problem.b_zero_points) w_span = std::max(w_span, max_abs_offset(DType::s8, zb));
   if (bias != nullptr) {
     for (std::int64_t c = 0; c < problem.n; ++c) bias_max = std::max(bias_max, std::abs(static_cast<double>(bias[c])));
   }
-  return static_cast<double>(problem.k) * a_span * w_span + bias_max;
+  return static_cast<double>(problem.k) * max_abs_offset(problem.a_type, problem.a_zero_point) * w_span + bias_max;
 }
 
 }  // namespace

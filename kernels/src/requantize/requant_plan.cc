@@ -139,6 +139,12 @@ RequantConstants RequantPlan::constants() const {
   return c;
 }
 
+double max_abs_offset(DType type, std::int32_t zero_point) {
+  const bool u8 = type == DType::u8;
+  const double z = zero_point;
+  return std::max(z - (u8 ? 0.0 : -128.0), (u8 ? 255.0 : 127.0) - z);
+}
+
 bool centred_origin_foldable(const RequantPlan& plan, double max_abs_accumulator) {
   const double range = std::max(std::abs(static_cast<double>(plan.lo)), std::abs(static_cast<double>(plan.hi)));
   for (std::size_t c = 0; c < plan.channels(); ++c) {

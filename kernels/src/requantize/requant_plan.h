@@ -259,6 +259,10 @@ struct RequantPlan {
 // FloatForms::round_to_nearest has no centred form).
 bool centred_origin_foldable(const RequantPlan& plan, double max_abs_accumulator);
 
+// The largest |a - zero_point| over the values a of an 8-bit type (u8: [0, 255], s8: [-128, 127]):
+// a factor of the largest accumulator that centred_origin_foldable takes.
+double max_abs_offset(DType type, std::int32_t zero_point);
+
 // One element through the plan, channel c (ignored for per-tensor plans): the scalar kernel.
 // The mode is a template parameter so that loops can hoist the switch (with_rounding_mode).
 template <RoundingMode Mode>
