@@ -51,8 +51,8 @@ struct Avx512Vector {
   static void store(std::int32_t* p, Vec v, std::size_t n) { _mm512_mask_storeu_epi32(p, avx512::lane_mask(n), v); }
   static void store(std::uint8_t* p, Vec v, std::size_t n) { avx512::store_u8(p, v, n); }
   static void store(std::int8_t* p, Vec v, std::size_t n) { avx512::store_s8(p, v, n); }
-  // The GEMM's accumulators of a kFp32Centred plan hold acc - X0 (requant_avx512.h, scaled): its
-  // epilogue passes OriginFolded.
+  // The fused GEMM and depthwise epilogues take a kFp32Centred plan's accumulators as acc - X0
+  // (folds_centred_origin_v; requant_avx512.h, scaled) and pass OriginFolded.
   static constexpr bool kFoldsCentredOrigin = true;
   template <RoundingMode Mode, bool OriginFolded = false>
   // Not forced inline: GCC then copies the long requantization into every ragged-tile path of the
