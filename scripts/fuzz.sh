@@ -4,7 +4,7 @@
 # sanitizer report or failed invariant fails the script; libFuzzer saves the input as
 # build/fuzz/artifacts/<target>/crash-*, which then belongs in tests/fuzz/regressions/<target>/ and
 # in a GoogleTest case.
-#   scripts/fuzz.sh                       every target, QTUNE_FUZZ_SECONDS (default 45) each,
+#   scripts/fuzz.sh                       every target, QTUNE_FUZZ_SECONDS (default 30) each,
 #                                         QTUNE_FUZZ_JOBS (default: the cores) at a time
 #   scripts/fuzz.sh log_line config_key   only these targets
 # The seed corpora in tests/fuzz/corpus/<target>/ are read, never written: new inputs go to a
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds="${QTUNE_FUZZ_SECONDS:-45}"
+seconds="${QTUNE_FUZZ_SECONDS:-30}"
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   targets=(log_line workload_file workload_key config_key database_open)
