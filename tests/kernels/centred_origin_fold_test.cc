@@ -33,6 +33,16 @@ RequantParams relu_with_centred_form_only() {
   return RequantParams::make(RoundingMode::tflite, {1e-3}, 0, 0, 255);
 }
 
+// The biases of both layers: from INT32_MIN up in steps of 4096, or small ones.
+std::vector<std::int32_t> biases(std::size_t count, bool near_int32_min) {
+  std::vector<std::int32_t> bias(count);
+  for (std::size_t c = 0; c < count; ++c) {
+    bias[c] = near_int32_min ? std::numeric_limits<std::int32_t>::min() + static_cast<std::int32_t>(c) * 4096
+                             : static_cast<std::int32_t>(c) * 50;
+  }
+  return bias;
+}
+
 // Every microkernel of every usable instruction set, on a layer whose outputs are its biases (each
 // weight equals its zero point), from the bottom of the int32 range upwards in steps of 4096: the
 // band [INT32_MIN, INT32_MIN + X0), where acc - X0 would wrap to the top of the range and a ReLU's
@@ -53,12 +63,8 @@ TEST(CentredOriginFold, GemmAccumulatorsWhereFoldingWouldWrapMatchTheReference) 
     p.requant = relu;
     std::vector<std::uint8_t> a(static_cast<std::size_t>(p.m * p.k));
     std::vector<std::int8_t> b(static_cast<std::size_t>(p.k * p.n), -5);
-    std::vector<std::int32_t> bias(static_cast<std::size_t>(p.n));
+    const std::vector<std::int32_t> bias = biases(static_cast<std::size_t>(p.n), near_int32_min);
     for (auto& v : a) v = static_cast<std::uint8_t>(rng());
-    for (std::size_t c = 0; c < bias.size(); ++c) {
-      bias[c] = near_int32_min ? std::numeric_limits<std::int32_t>::min() + static_cast<std::int32_t>(c) * 4096
-                               : static_cast<std::int32_t>(c) * 50;
-    }
     if (!near_int32_min) {
       for (auto& v : b) v = static_cast<std::int8_t>(rng());
     }
@@ -106,12 +112,8 @@ TEST(CentredOriginFold, DepthwiseAccumulatorsWhereFoldingWouldWrapMatchTheRefere
     p.requant = relu;
     std::vector<std::uint8_t> input(static_cast<std::size_t>(p.in_h * p.in_w * p.in_c));
     std::vector<std::int8_t> weights(static_cast<std::size_t>(9 * p.out_c), -5);
-    std::vector<std::int32_t> bias(static_cast<std::size_t>(p.out_c));
+    const std::vector<std::int32_t> bias = biases(static_cast<std::size_t>(p.out_c), near_int32_min);
     for (auto& v : input) v = static_cast<std::uint8_t>(rng());
-    for (std::size_t c = 0; c < bias.size(); ++c) {
-      bias[c] = near_int32_min ? std::numeric_limits<std::int32_t>::min() + static_cast<std::int32_t>(c) * 4096
-                               : static_cast<std::int32_t>(c) * 50;
-    }
     if (!near_int32_min) {
       for (auto& v : weights) v = static_cast<std::int8_t>(static_cast<int>(rng() % 200) - 100);
     }
