@@ -139,8 +139,9 @@ __attribute__((always_inline)) inline __m512i one_shift(__m512i x, const Requant
 // kFp32Centred (float(acc) - X0) * scale + b rounded down (embedded rounding, MXCSR untouched), to
 // be converted by to_int rounding down too: scalar::fp32_centred's floor.
 // OriginFolded: the caller's accumulators hold acc - X0 already, computed exactly in int32 (the
-// GEMM starts them from column terms less X0: centred_origin_foldable in gemm/gemm_driver.cc),
-// so the centred form converts them as they are, one instruction less per 16 outputs.
+// fused GEMM and depthwise epilogues start them from column or bias terms less X0, where
+// centred_origin_foldable in requantize/requant_plan.h holds), so the centred form converts them
+// as they are, one instruction less per 16 outputs.
 template <RoundingMode Mode, bool OriginFolded = false>
 __attribute__((always_inline)) inline __m512 scaled(__m512i acc, const RequantLanes<Mode>& q) {
   const __m512 x = _mm512_cvtepi32_ps(acc);
