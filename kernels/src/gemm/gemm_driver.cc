@@ -385,7 +385,12 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
     }
   }
   const bool sums_rows_ahead = in_place && zb_nonzero && blocks == 1;
-  const std::size_t sum_group_panels = (16 + mr - 1) / mr;
+  // Groups of M panels of about 8 KiB of A (at least 16 rows, the vector row-sum kernels' block):
+  // a group's row sums are summed right before its first tile and are still in L1 for its tiles.
+  // Where one K block covers K (and no panel has a span of its own), a group is one microkernel
+  // call (GemmUkernelArgs::panels).
+  const std::size_t group_panels = ceil_div(std::clamp<std::size_t>(8192 / std::max<std::size_t>(k, 1), 16, 256), mr);
+  const std::size_t panels_per_call = blocks == 1 && !spans ? group_panels : 1;
   const std::size_t a_elem = packed_a_elem_bytes(uk->a_format), b_elem = packed_b_elem_bytes(uk->b_format);
   s.panel_rows.resize(mr);
 
@@ -426,10 +431,11 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
         args.a_segments = k_blocks;
         args.a_segment_stride = a.segment_stride;
       }
-      for (std::size_t mp = 0; mp < m_panels; ++mp) {
-        args.rows = std::min(mr, rows_m - mp * mr);
-        if (sums_rows_ahead && np == 0 && mp % sum_group_panels == 0) {
-          const std::size_t first = mp * mr, count = std::min(sum_group_panels * mr, rows_m - first);
+      for (std::size_t mp = 0; mp < m_panels; mp += panels_per_call) {
+        args.panels = std::min(panels_per_call, m_panels - mp);
+        args.rows = std::min(mr, rows_m - (mp + args.panels - 1) * mr);
+        if (sums_rows_ahead && np == 0 && mp % group_panels == 0) {
+          const std::size_t first = mp * mr, count = std::min(group_panels * mr, rows_m - first);
           sum_rows(first, count);
         }
         if (spans) {

@@ -121,6 +121,14 @@ struct GemmUkernelArgs {
   // (ignored by per-tensor plans). The plan's arrays are padded for 16-lane loads.
   const RequantConstants* plan = nullptr;
   std::size_t channel = 0;
+
+  // Consecutive M panels in one call (one K block only: first and last): panel p reads the row
+  // pointers a_rows + p*mr (in place) or the packed panel a_packed + p * k_groups*mr*kr elem,
+  // adds row_terms + p*mr and writes c + p*mr*ldc. Every panel but the last has mr valid rows;
+  // `rows` is the last one's. At small K the call's set-up (copies of these arguments and of the
+  // plan, the epilogue's constants) cost as much as a tenth of a tile (MobileNetV2's 112x112x32
+  // -> 16 projection, K = 32).
+  std::size_t panels = 1;
 };
 
 using GemmUkernelFn = void (*)(const GemmUkernelArgs& args);

@@ -99,7 +99,24 @@ struct GemmTileKernel {
   static void run(const GemmUkernelArgs& args_in) {
     // A local copy: C is written through byte pointers, which may alias anything, so fields read
     // through the caller's reference would be reloaded after every store of the epilogue.
-    const GemmUkernelArgs args = args_in;
+    GemmUkernelArgs args = args_in;
+    const std::size_t last_rows = args.rows;
+    for (std::size_t p = args.panels; p != 0; --p) {
+      args.rows = p == 1 ? last_rows : static_cast<std::size_t>(MR);
+      run_panel(args);
+      if (args.a_packed != nullptr) {
+        args.a_packed = static_cast<const std::uint8_t*>(args.a_packed) + args.k_groups * MR * kAGroupBytes;
+      } else {
+        args.a_rows += MR;
+      }
+      if (args.row_terms != nullptr) args.row_terms += MR;
+      const std::size_t out_bytes = args.output == UkernelOutput::s32 ? sizeof(std::int32_t) : 1;
+      args.c = static_cast<std::uint8_t*>(args.c) + MR * args.ldc * out_bytes;
+    }
+  }
+
+ private:
+  __attribute__((always_inline)) static inline void run_panel(const GemmUkernelArgs& args) {
     Tile t;
     if constexpr (kTileAccumulators) {
       run_tile_accumulators(t, args);
@@ -120,7 +137,6 @@ struct GemmTileKernel {
     write_output(t, args);
   }
 
- private:
   static void run_tile_accumulators(Tile& t, const GemmUkernelArgs& args) {
     alignas(64) std::int32_t c[MR * kNrStride];
     if (!args.first) {
