@@ -1,0 +1,45 @@
+// The AVX-512 VNNI GEMM family: EVEX vpdpbusd on zmm (u8 x s8, four products per int32 lane),
+// 16 columns per vector, ragged columns stored with masks. A is PackedA::u8 (s8 activations
+// flipped with +128 zero-point compensation), B PackedB::s8 in groups of 4; A can also be read in
+// place. 32 zmm registers: up to 25 accumulators (12x32, 8x48, 6x64, 5x80) leave room for B and broadcasts.
+//
+// The family's tiles are instantiated in three translation units by width (gemm_avx512vnni_*.cc):
+// every tile carries an epilogue per rounding mode and output type, and in one file they were the
+// build's longest compile by far (12 minutes under the sanitizers, while the other core idled).
+// Include only from x86/avx512vnni/ translation units (compiled with the family's -m flags).
+#pragma once
+
+#include <span>
+
+#include "x86/gemm_x86_ukernel.h"
+
+namespace qtune::detail {
+namespace {
+
+struct Avx512VnniTraits : ZmmBase {
+  static constexpr int kKr = 4;
+  static constexpr std::size_t kAElem = 1, kBElem = 1;
+  static constexpr PackedA kAFormat = PackedA::u8;
+  static constexpr PackedB kBFormat = PackedB::s8;
+  static constexpr bool kInPlace = true;
+
+  static Acc dot(Acc acc, AVec a, BVec b) { return _mm512_dpbusd_epi32(acc, a, b); }
+  // The half-width forms (AVX-512 VL, ymm): the upper lanes of the result are zero. The casts
+  // cost nothing; a 256-bit EVEX instruction writes the low half of the same register.
+  static BVec load_b_half(const std::uint8_t* p) {
+    return _mm512_zextsi256_si512(_mm256_load_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static Acc dot_half(Acc acc, AVec a, BVec b) {
+    return _mm512_zextsi256_si512(
+        _mm256_dpbusd_epi32(_mm512_castsi512_si256(acc), _mm512_castsi512_si256(a), _mm512_castsi512_si256(b)));
+  }
+};
+
+}  // namespace
+
+// The tiles of each width class, in the order gemm_ukernels_avx512vnni() lists them.
+std::span<const GemmUkernel> gemm_ukernels_avx512vnni_narrow();  // up to 16 columns: one vector per row
+std::span<const GemmUkernel> gemm_ukernels_avx512vnni_mid();     // 24 to 48 columns
+std::span<const GemmUkernel> gemm_ukernels_avx512vnni_wide();    // 64 and 80 columns
+
+}  // namespace qtune::detail
