@@ -387,10 +387,21 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
   const bool sums_rows_ahead = in_place && zb_nonzero && blocks == 1;
   // Groups of M panels of about 8 KiB of A (at least 16 rows, the vector row-sum kernels' block):
   // a group's row sums are summed right before its first tile and are still in L1 for its tiles.
-  // Where one K block covers K (and no panel has a span of its own), a group is one microkernel
-  // call (GemmUkernelArgs::panels).
+  // Where one K block covers K, up to a group's panels are one microkernel call
+  // (GemmUkernelArgs::panels), those with the same span of live segments where panels have spans.
   const std::size_t group_panels = ceil_div(std::clamp<std::size_t>(8192 / std::max<std::size_t>(k, 1), 16, 256), mr);
-  const std::size_t panels_per_call = blocks == 1 && !spans ? group_panels : 1;
+  const std::size_t panels_per_call = blocks == 1 ? group_panels : 1;
+  const auto panels_of_call = [&](std::size_t mp) {
+    const std::size_t limit = std::min(panels_per_call, m_panels - mp);
+    if (!spans) return limit;
+    const GemmASource::SegmentRange span = s.panel_spans[mp];
+    std::size_t panels = 1;
+    while (panels < limit && s.panel_spans[mp + panels].first == span.first &&
+           s.panel_spans[mp + panels].end == span.end) {
+      ++panels;
+    }
+    return panels;
+  };
   const std::size_t a_elem = packed_a_elem_bytes(uk->a_format), b_elem = packed_b_elem_bytes(uk->b_format);
   s.panel_rows.resize(mr);
 
@@ -431,11 +442,12 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
         args.a_segments = k_blocks;
         args.a_segment_stride = a.segment_stride;
       }
-      for (std::size_t mp = 0; mp < m_panels; mp += panels_per_call) {
-        args.panels = std::min(panels_per_call, m_panels - mp);
+      std::size_t summed_panels = 0;  // (np == 0) panels whose row terms are summed
+      for (std::size_t mp = 0; mp < m_panels; mp += args.panels) {
+        args.panels = panels_of_call(mp);
         args.rows = std::min(mr, rows_m - (mp + args.panels - 1) * mr);
-        if (sums_rows_ahead && np == 0 && mp % group_panels == 0) {
-          const std::size_t first = mp * mr, count = std::min(group_panels * mr, rows_m - first);
+        for (; sums_rows_ahead && np == 0 && summed_panels < mp + args.panels; summed_panels += group_panels) {
+          const std::size_t first = summed_panels * mr, count = std::min(group_panels * mr, rows_m - first);
           sum_rows(first, count);
         }
         if (spans) {
