@@ -74,6 +74,12 @@ struct ArmGemmTile {
   using Rows = RowTile<kMr, kVecs>;
 
   static void run(const GemmUkernelArgs& args) {
+    for_each_m_panel(args, kMr, C::kKr * packed_a_elem_bytes(C::kAFormat),
+                     [](const GemmUkernelArgs& panel_args) __attribute__((always_inline)) { run_panel(panel_args); });
+  }
+
+ private:
+  __attribute__((always_inline)) static inline void run_panel(const GemmUkernelArgs& args) {
     typename C::Acc acc;
     if (args.first) {
       C::zero(acc);
@@ -105,7 +111,6 @@ struct ArmGemmTile {
     write_output(rows, args);
   }
 
- private:
   // acc += col_term[n] (+ row_term[m] * zb[n] when some zb != 0), wrapping like the reference.
   static void add_zero_point_terms(Rows& rows, const GemmUkernelArgs& args) {
     int32x4_t col[kVecs], zb[kVecs];

@@ -133,6 +133,30 @@ struct GemmUkernelArgs {
 
 using GemmUkernelFn = void (*)(const GemmUkernelArgs& args);
 
+// The loop of every tile template's entry point: panel(args) for each of the call's M panels
+// (GemmUkernelArgs::panels), with `rows`, A, the row terms and C moved to that panel.
+// a_group_bytes: the bytes of one row's k group in a packed A panel (kr * element size).
+template <class Panel>
+__attribute__((always_inline)) inline void for_each_m_panel(const GemmUkernelArgs& args_in, std::size_t mr,
+                                                            std::size_t a_group_bytes, Panel&& panel) {
+  // A local copy: C is written through byte pointers, which may alias anything, so fields read
+  // through the caller's reference would be reloaded after every store of the epilogue.
+  GemmUkernelArgs args = args_in;
+  const std::size_t last_rows = args.rows;
+  for (std::size_t p = args.panels; p != 0; --p) {
+    args.rows = p == 1 ? last_rows : mr;
+    panel(static_cast<const GemmUkernelArgs&>(args));
+    if (args.a_packed != nullptr) {
+      args.a_packed = static_cast<const std::uint8_t*>(args.a_packed) + args.k_groups * mr * a_group_bytes;
+    } else {
+      args.a_rows += mr;
+    }
+    if (args.row_terms != nullptr) args.row_terms += mr;
+    const std::size_t out_bytes = args.output == UkernelOutput::s32 ? sizeof(std::int32_t) : 1;
+    args.c = static_cast<std::uint8_t*>(args.c) + mr * args.ldc * out_bytes;
+  }
+}
+
 struct GemmUkernel {
   Isa isa;
   int mr, nr;

@@ -96,23 +96,10 @@ struct GemmTileKernel {
   static constexpr bool kTileAccumulators =
       requires(const GemmUkernelArgs& a, std::int32_t* c) { T::template accumulate_tiles<MR, NR>(a, c, true); };
 
-  static void run(const GemmUkernelArgs& args_in) {
-    // A local copy: C is written through byte pointers, which may alias anything, so fields read
-    // through the caller's reference would be reloaded after every store of the epilogue.
-    GemmUkernelArgs args = args_in;
-    const std::size_t last_rows = args.rows;
-    for (std::size_t p = args.panels; p != 0; --p) {
-      args.rows = p == 1 ? last_rows : static_cast<std::size_t>(MR);
-      run_panel(args);
-      if (args.a_packed != nullptr) {
-        args.a_packed = static_cast<const std::uint8_t*>(args.a_packed) + args.k_groups * MR * kAGroupBytes;
-      } else {
-        args.a_rows += MR;
-      }
-      if (args.row_terms != nullptr) args.row_terms += MR;
-      const std::size_t out_bytes = args.output == UkernelOutput::s32 ? sizeof(std::int32_t) : 1;
-      args.c = static_cast<std::uint8_t*>(args.c) + MR * args.ldc * out_bytes;
-    }
+  static void run(const GemmUkernelArgs& args) {
+    for_each_m_panel(args, MR, kAGroupBytes, [](const GemmUkernelArgs& panel_args) __attribute__((always_inline)) {
+      run_panel(panel_args);
+    });
   }
 
  private:
