@@ -120,9 +120,9 @@ TEST(IsaTable, DefaultTilesExist) {
     }
     EXPECT_EQ(row.dwconv != nullptr, !row.dw_tiles.empty()) << to_string(row.isa);
     for (detail::DwDefaultTile t : row.dw_tiles) {
-      EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, row.dw_width_tile), nullptr) << to_string(row.isa);
+      EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, t.width_tile), nullptr) << to_string(row.isa);
       if (t.needs_dot4) {
-        EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, row.dw_width_tile, true), nullptr)
+        EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, t.width_tile, true), nullptr)
             << to_string(row.isa);
       }
     }

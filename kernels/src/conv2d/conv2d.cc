@@ -63,10 +63,10 @@ Conv2dConfig default_depthwise_config(const Conv2dProblem& problem) {
       const bool last = i + 1 == row.dw_tiles.size();
       if (tile.needs_dot4 && !dot4) continue;
       if (!last && tile.channel_tile > problem.out_c) continue;
-      if (detail::find_dw_kernel(row.isa, tile.channel_tile, row.dw_width_tile, tile.needs_dot4) == nullptr) continue;
+      if (detail::find_dw_kernel(row.isa, tile.channel_tile, tile.width_tile, tile.needs_dot4) == nullptr) continue;
       c.gemm.isa = row.isa;
       c.dw_channel_tile = tile.channel_tile;
-      c.dw_width_tile = row.dw_width_tile;
+      c.dw_width_tile = tile.width_tile;
       return c;
     }
   }

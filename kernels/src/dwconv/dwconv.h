@@ -66,10 +66,14 @@ struct DwTile {
 };
 
 // The tiling of a row that every kernel uses (dwconv_template.h), also needed by the driver to know
-// which tap pointers a kernel will read: tiles of width_tile pixels from pixel 0 while whole, then
-// single pixels. The tile that starts at pixel ow (a tile start: 0, or the end of the previous one):
+// which tap pointers a kernel will read: tiles of width_tile pixels (a power of two) from pixel 0
+// while whole, then the rest in halving tiles (a 14-pixel row in tiles of 8 is 8 + 4 + 2: each
+// tile's prologue and its inputs shared between neighbouring pixels pay off on the tail too). The
+// tile that starts at pixel ow (a tile start: 0, or the end of the previous one):
 inline DwTile dw_tile_at(std::size_t ow, std::size_t out_w, std::size_t width_tile) {
-  return DwTile{ow, ow + width_tile <= out_w ? width_tile : 1};
+  std::size_t width = width_tile;
+  while (width > 1 && ow + width > out_w) width /= 2;
+  return DwTile{ow, width};
 }
 
 // Whether a tile addresses its taps affinely (affine_taps) rather than through the table.

@@ -19,21 +19,21 @@
 
 namespace qtune::detail {
 
-// Walks a row in the tiling of dw_tile_at (whole tiles of WidthTile pixels, then single pixels),
+// Walks a row in the tiling of dw_tile_at (whole tiles of WidthTile pixels, then halving tiles),
 // calling visit.template operator()<W, Affine>(first pixel) for each tile.
 template <int WidthTile, class Visit>
-void dw_walk_row(const DwRowArgs& a, Visit&& visit) {
-  const auto one = [&]<int W>(std::size_t ow0) {
-    if (dw_tile_affine(a, DwTile{ow0, W})) {
-      visit.template operator()<W, true>(ow0);
+void dw_walk_row(const DwRowArgs& a, Visit&& visit, std::size_t ow = 0) {
+  static_assert((WidthTile & (WidthTile - 1)) == 0, "width tiles are powers of two (dw_tile_at)");
+  for (; ow + WidthTile <= a.out_w; ow += WidthTile) {
+    if (dw_tile_affine(a, DwTile{ow, WidthTile})) {
+      visit.template operator()<WidthTile, true>(ow);
     } else {
-      visit.template operator()<W, false>(ow0);
+      visit.template operator()<WidthTile, false>(ow);
     }
-  };
-  std::size_t ow = 0;
-  for (; ow + WidthTile <= a.out_w; ow += WidthTile) one.template operator()<WidthTile>(ow);
+  }
+  // At most one tile of each smaller width remains.
   if constexpr (WidthTile > 1) {
-    for (; ow < a.out_w; ++ow) one.template operator()<1>(ow);
+    if (ow < a.out_w) dw_walk_row<WidthTile / 2>(a, visit, ow);
   }
 }
 

@@ -67,18 +67,22 @@ namespace {
 [[maybe_unused]] constexpr GemmTile kYmmTiles[] = {{6, 16}};
 [[maybe_unused]] constexpr GemmTile kArmDotTiles[] = {{8, 12}};
 constexpr GemmTile kEightByEight[] = {{8, 8}};
-// Depthwise: 4 output pixels per step share each weight vector load; 2 x 16 (AVX-512) or 2 x 8
-// (AVX2) channels keep 8 accumulators, the tiles that measured best on MobileNetV2's depthwise
-// layers. On AVX-512 the dot4 form of the 64-channel tile is faster still (MobileNetV2 56x56x144:
-// about 10%, 28x28x192: 20%) where it applies; channel tiles wider than the layer leave lanes idle
-// (112x112x32 ran 0.64x oneDNN on the 64-channel tile and 0.76x on 32).
-[[maybe_unused]] constexpr DwDefaultTile kAvx512DwTiles[] = {{64, true}, {32, false}, {16, false}};
-[[maybe_unused]] constexpr DwDefaultTile kAvx2DwTiles[] = {{16, false}};
-constexpr DwDefaultTile kScalarDwTiles[] = {{8, false}};
+// Depthwise: output pixels per step share each weight vector load (and a kernel row's inputs,
+// tile_rows); 2 x 16 (AVX-512) or 2 x 8 (AVX2) channels keep 8 to 16 accumulators, the tiles that
+// measured best on MobileNetV2's depthwise layers. AVX-512: 8 pixels (16 accumulators, 10 input
+// vectors of a kernel row) beat 4 on every MobileNetV2 depthwise layer on an AMD EPYC with AVX-512
+// VNNI (56x56x144 by 15%, the rest by 0-6%); the dot4 form of the 64-channel tile (4 pixels: its
+// 4 accumulators per pixel allow no more) is faster still where it applies and the channels are
+// whole blocks of 64 (14x14x576: 120 against 86 GOPS; 56x56x144, whose 16-channel tail runs the
+// general form, 94 against 111); channel tiles wider than the layer leave lanes idle (112x112x32
+// ran 0.64x oneDNN on the 64-channel tile and 0.76x on 32).
+[[maybe_unused]] constexpr DwDefaultTile kAvx512DwTiles[] = {{64, 4, true}, {32, 8, false}, {16, 8, false}};
+[[maybe_unused]] constexpr DwDefaultTile kAvx2DwTiles[] = {{16, 4, false}};
+constexpr DwDefaultTile kScalarDwTiles[] = {{8, 2, false}};
 // NEON: 4 vectors of 4 channels x 4 pixels keep 16 accumulators of the 32 registers, with room
 // for a 3-wide kernel row's inputs (tile_rows). Not yet measured on a board: qemu timings mean
 // nothing, so this is the AVX2 choice scaled to twice the registers.
-[[maybe_unused]] constexpr DwDefaultTile kNeonDwTiles[] = {{16, false}};
+[[maybe_unused]] constexpr DwDefaultTile kNeonDwTiles[] = {{16, 4, false}};
 
 std::vector<IsaRow> rows() {
   std::vector<IsaRow> out;
@@ -112,7 +116,6 @@ std::vector<IsaRow> rows() {
     row.narrow_tile = {8, 16};
     row.single_row_tile = {1, 64};
     row.dw_tiles = kAvx512DwTiles;
-    row.dw_width_tile = 4;
   }
 #endif
 #if defined(QTUNE_HAVE_AVXVNNI)
@@ -139,7 +142,6 @@ std::vector<IsaRow> rows() {
     row.separate_requantize_unroll = 2;
     row.gemm_tiles = kYmmTiles;
     row.dw_tiles = kAvx2DwTiles;
-    row.dw_width_tile = 4;
   }
 #endif
 #if defined(QTUNE_HAVE_I8MM)
@@ -170,7 +172,6 @@ std::vector<IsaRow> rows() {
     row.separate_requantize_unroll = 4;
     row.gemm_tiles = kEightByEight;
     row.dw_tiles = kNeonDwTiles;
-    row.dw_width_tile = 4;
   }
 #endif
   // Scalar: always there; its requantization is requantize_rows_scalar (no unroll knob).
@@ -180,7 +181,6 @@ std::vector<IsaRow> rows() {
     row.dwconv = dw_kernels_scalar;
     row.gemm_tiles = kEightByEight;
     row.dw_tiles = kScalarDwTiles;
-    row.dw_width_tile = 2;
   }
   return out;
 }

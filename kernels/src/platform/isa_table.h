@@ -38,6 +38,7 @@ struct GemmTile {
 // conditions hold is taken (a tile wider than the layer leaves lanes idle).
 struct DwDefaultTile {
   int channel_tile = 0;
+  int width_tile = 1;       // output pixels per step
   bool needs_dot4 = false;  // only where the dot4 form applies (DwKernel::dot4)
 };
 
@@ -77,7 +78,6 @@ struct IsaRow {
   // none (the workhorse tiles then compete as for any M).
   GemmTile single_row_tile{0, 0};
   std::span<const DwDefaultTile> dw_tiles;
-  int dw_width_tile = 1;
 };
 
 // The rows of the instruction sets compiled into this build, preferred first, scalar last.
