@@ -223,7 +223,9 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
     for (std::size_t ow = 0; ow < args.out_w;) {
       const DwTile tile = dw_tile_at(ow, args.out_w, width_tile);
       if (!dw_tile_affine(args, tile)) {  // affine tiles read through affine_taps
-        for (; ow < tile.begin + tile.width; ++ow) fill_taps(static_cast<std::int64_t>(ow), taps.data() + ow * tap_count);
+        for (std::size_t px = tile.begin; px < tile.begin + tile.width; ++px) {
+          fill_taps(static_cast<std::int64_t>(px), taps.data() + px * tap_count);
+        }
       }
       ow = tile.begin + tile.width;
     }

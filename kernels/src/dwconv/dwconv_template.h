@@ -19,21 +19,21 @@
 
 namespace qtune::detail {
 
-// Walks a row in the tiling of dw_tile_at (whole tiles of WidthTile pixels, then halving tiles),
-// calling visit.template operator()<W, Affine>(first pixel) for each tile.
+// Walks a row in the tiling of dw_tile_at, calling visit.template operator()<W, Affine>(first
+// pixel) for each tile.
 template <int WidthTile, class Visit>
-void dw_walk_row(const DwRowArgs& a, Visit&& visit, std::size_t ow = 0) {
+void dw_walk_row(const DwRowArgs& a, Visit&& visit) {
   static_assert((WidthTile & (WidthTile - 1)) == 0, "width tiles are powers of two (dw_tile_at)");
-  for (; ow + WidthTile <= a.out_w; ow += WidthTile) {
-    if (dw_tile_affine(a, DwTile{ow, WidthTile})) {
-      visit.template operator()<WidthTile, true>(ow);
-    } else {
-      visit.template operator()<WidthTile, false>(ow);
-    }
-  }
-  // At most one tile of each smaller width remains.
   if constexpr (WidthTile > 1) {
-    if (ow < a.out_w) dw_walk_row<WidthTile / 2>(a, visit, ow);
+    if (a.out_w < WidthTile) return dw_walk_row<WidthTile / 2>(a, visit);
+  }
+  for (std::size_t ow = 0; ow < a.out_w; ow += WidthTile) {
+    const std::size_t begin = ow + WidthTile <= a.out_w ? ow : a.out_w - WidthTile;
+    if (dw_tile_affine(a, DwTile{begin, WidthTile})) {
+      visit.template operator()<WidthTile, true>(begin);
+    } else {
+      visit.template operator()<WidthTile, false>(begin);
+    }
   }
 }
 
@@ -80,11 +80,15 @@ struct DwRowKernel {
     finish<W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
   }
 
-  // Affine tiles of 3-wide kernels with dilation 1 (the depthwise layers of MobileNet-style
-  // networks): tap kw of pixel p reads input pixel p * S + kw of its kernel row, so a kernel row's
+  // Tiles of 3-wide kernels with dilation 1 (the depthwise layers of MobileNet-style networks):
+  // tap kw of pixel p reads input pixel p * S + kw of its kernel row, so a kernel row's
   // (W - 1) * S + 3 input vectors are widened once and each serves up to three taps, where the
   // tap-by-tap loop widens W * 3 (the widening is a shuffle, on the port the products also use).
-  template <int W, int NV, bool Ragged, int S>
+  // Affine tiles find input q at the row's first tap plus q pixels; the others (on the row's
+  // padding) read it through the table, as tap q - p * S of the pixel p = min(q / S, W - 1) that
+  // uses it: padded inputs are the zero row's bytes there. The rows of 7x7 and 14x14 layers are
+  // mostly such tiles (7x7x960: two thirds of the time ran tap by tap).
+  template <int W, int NV, bool Ragged, int S, bool Affine>
   static void tile_rows(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0, std::size_t c0,
                         std::size_t last_lanes) {
     constexpr int kKernelW = 3, kInputs = (W - 1) * S + kKernelW;
@@ -92,15 +96,24 @@ struct DwRowKernel {
     QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {
       QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) acc[p][v] = T::zero();
     }
-    const std::size_t offset = (ow0 - a.affine_begin) * a.pixel_step + c0;
+    const std::size_t offset = Affine ? (ow0 - a.affine_begin) * a.pixel_step + c0 : c0;
     const std::size_t input_pixel = a.pixel_step / S;
+    const std::uint8_t* const* pixel_taps = a.taps + ow0 * a.tap_count;
     for (std::size_t t = 0; t < a.tap_count; t += kKernelW) {
-      const std::uint8_t* row = a.affine_taps[t] + offset;  // tap kw of this kernel row: + kw pixels
+      const std::uint8_t* inputs[kInputs];  // input q of this kernel row, channel c0
+      QTUNE_DW_UNROLL for (int q = 0; q < kInputs; ++q) {
+        if constexpr (Affine) {
+          inputs[q] = a.affine_taps[t] + offset + q * input_pixel;
+        } else {
+          const int p = q / S < W - 1 ? q / S : W - 1;
+          inputs[q] = pixel_taps[p * a.tap_count + t + (q - p * S)] + offset;
+        }
+      }
       const std::int32_t* w_row = a.weights + t * a.channels_padded + c0;
       QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
         Vec x[kInputs];
         QTUNE_DW_UNROLL for (int q = 0; q < kInputs; ++q) {
-          const std::uint8_t* src = row + q * input_pixel + v * kLanes;
+          const std::uint8_t* src = inputs[q] + v * kLanes;
           x[q] = Ragged && v == NV - 1 ? T::template load_widen_partial<Signed>(src, last_lanes)
                                        : T::template load_widen<Signed>(src);
         }
@@ -113,8 +126,8 @@ struct DwRowKernel {
     finish<W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
   }
 
-  // Whether tile_rows<W, NV, ..., S> applies to the row and its inputs and accumulators fit in
-  // the ISA's vector registers (one channel vector's inputs live at a time).
+  // Whether tile_rows<W, NV, ..., S, ...> applies to the row and its inputs and accumulators fit
+  // in the ISA's vector registers (one channel vector's inputs live at a time).
   template <int W, int NV, int S>
   static bool rows_apply(const DwRowArgs& a) {
     constexpr int kRegisters = W * NV + (W - 1) * S + 3 + 1;
@@ -208,10 +221,8 @@ struct DwRowKernel {
   template <int W, int NV, bool Ragged, bool Affine>
   static void step(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0, std::size_t c,
                    std::size_t last_lanes) {
-    if constexpr (Affine) {
-      if (rows_apply<W, NV, 1>(a)) return tile_rows<W, NV, Ragged, 1>(a, plan, ow0, c, last_lanes);
-      if (rows_apply<W, NV, 2>(a)) return tile_rows<W, NV, Ragged, 2>(a, plan, ow0, c, last_lanes);
-    }
+    if (rows_apply<W, NV, 1>(a)) return tile_rows<W, NV, Ragged, 1, Affine>(a, plan, ow0, c, last_lanes);
+    if (rows_apply<W, NV, 2>(a)) return tile_rows<W, NV, Ragged, 2, Affine>(a, plan, ow0, c, last_lanes);
     tile<W, NV, Ragged, Affine>(a, plan, ow0, c, last_lanes);
   }
 
