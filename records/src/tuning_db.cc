@@ -67,6 +67,13 @@ constexpr const char* kMeasurementColumns =
     " m.repetitions, m.iterations, m.gops, m.error_kind, m.error_message, m.settings, m.measured_at,"
     " m.qtune_version, m.source";
 constexpr int kMeasurementColumnCount = 20;
+// The list and the count (read_measurement's column indices 0..19) change together.
+constexpr int count_columns(const char* list) {
+  int commas = 0;
+  for (; *list != '\0'; ++list) commas += *list == ',' ? 1 : 0;
+  return commas + 1;
+}
+static_assert(count_columns(kMeasurementColumns) == kMeasurementColumnCount);
 
 MeasurementRecord read_measurement(const sqlite::Statement& s) {
   MeasurementRecord r;
