@@ -28,7 +28,7 @@ void dw_walk_row(const DwRowArgs& a, Visit&& visit) {
     if (a.out_w < WidthTile) return dw_walk_row<WidthTile / 2>(a, visit);
   }
   for (std::size_t ow = 0; ow < a.out_w; ow += WidthTile) {
-    const std::size_t begin = ow + WidthTile <= a.out_w ? ow : a.out_w - WidthTile;
+    const std::size_t begin = dw_tile_at(ow, a.out_w, WidthTile).begin;  // the last one moved back
     if (dw_tile_affine(a, DwTile{begin, WidthTile})) {
       visit.template operator()<WidthTile, true>(begin);
     } else {
