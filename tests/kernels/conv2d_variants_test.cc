@@ -240,6 +240,41 @@ TEST_P(Conv2dIsaTest, ImplicitSkipsKernelRowsInThePadding) {
   }
 }
 
+// algo=implicit with a weight zero point on three threads: each thread pads and sums the windows of
+// its own share of output rows (conv_window_terms over a range), and three shares of a batch of
+// two split the images mid-way, so a share starts and ends inside an image with kernel rows
+// reaching into its neighbour's input rows (7x1) or the padding (1x7, columns first).
+TEST_P(Conv2dIsaTest, ImplicitWindowTermsInSharesMatchReference) {
+  const Isa isa = GetParam();
+  const auto tiles = representative_tiles(isa);
+  if (tiles.empty()) GTEST_SKIP() << "no gemm microkernels for isa " << to_string(isa) << " in this build";
+  //                                 n  h   w   c  oc kh kw sh sw dh dw pt pb pl pr g
+  const std::vector<Shape> shapes = {{2, 9, 5, 8, 6, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, 1},      // 7x1, batch 2
+                                     {2, 7, 6, 8, 5, 3, 3, 2, 1, 1, 1, 1, 2, 1, 1, 1},      // 3x3, stride 2 along H
+                                     {2, 5, 9, 8, 6, 1, 7, 1, 2, 1, 1, 0, 0, 3, 2, 1}};     // 1x7, columns first
+  int ran = 0;
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
+      if (!quant_kinds()[qi].b_zero_point_nonzero) continue;
+      const Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 7 + qi));
+      Conv2dConfig c;
+      c.algo = ConvAlgo::implicit;
+      c.gemm.isa = isa;
+      c.gemm.mr = tiles.front().mr;
+      c.gemm.nr = tiles.front().nr;
+      c.gemm.pack_a = false;
+      c.gemm.threads = 3;
+      if (!conv2d_check_config(p, c).empty()) continue;
+      SCOPED_TRACE(testing::describe(c));
+      testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi + 3));
+      ++ran;
+    }
+  }
+  if (isa != Isa::avx2 && isa != Isa::amx) {
+    EXPECT_GT(ran, 0);
+  }
+}
+
 // Several threads split the work differently; the result must not change.
 TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
   const Isa isa = GetParam();

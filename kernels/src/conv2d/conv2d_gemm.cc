@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "conv2d/conv2d_patches.h"
 #include "conv2d/conv2d_taps.h"
@@ -313,73 +314,90 @@ void GemmConv::run_indirect(const std::uint8_t* input, std::uint8_t* output) con
 }
 
 void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) const {
-  const std::uint8_t* a = input;
-  if (padded_) {
-    // The input with its padding as zero-point pixels: a ninth of what im2col writes for a 3x3
-    // kernel. Per calling thread, kept across calls (run is const and may run concurrently).
-    thread_local std::vector<std::uint8_t> padded;
-    a = pad_input(input, padded);
-  }
-  GemmASource source = GemmASource::dense_segments(a, row_offsets_.data(), segment_stride_);
-  if (!live_segments_.empty()) {
-    source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(problem_.a_zero_point));
-  }
-  const auto ldc = static_cast<std::size_t>(problem_.out_c);
-  if (window_terms_) {
-    thread_local std::vector<std::int32_t> terms, row_terms;
-    conv_window_terms(problem_, *engines_[0], input, terms);  // NHWC order
-    if (columns_first_) {
-      row_terms.resize(terms.size());
-      for (std::size_t m = 0; m < row_terms.size(); ++m) row_terms[m] = terms[pixel_of_row_[m]];
+  const Conv2dProblem& p = problem_;
+  const int threads = std::max(1, engines_[0]->config().threads);
+  // Per calling thread, kept across calls (run is const and may run concurrently): the input with
+  // its padding as zero-point pixels (a ninth of what im2col writes for a 3x3 kernel), and the
+  // rows' terms of the weight zero point.
+  // Inside the pool's tasks these names would denote the pool thread's own vectors: the tasks use
+  // pointers taken here.
+  thread_local std::vector<std::uint8_t> padded;
+  thread_local std::vector<std::int32_t> terms;
+  const auto padded_rows = static_cast<std::size_t>(p.batch * padded_h_);
+  const auto padded_row_bytes = static_cast<std::size_t>(padded_w_ * p.in_c);
+  const auto output_rows = static_cast<std::size_t>(p.batch * p.out_h());
+  if (padded_) padded.resize(padded_rows * padded_row_bytes);
+  if (window_terms_) terms.resize(static_cast<std::size_t>(m_));
+  std::uint8_t* const padded_input = padded.data();
+  std::int32_t* const row_terms = terms.data();
+  // Both are done in one pass over equal parts, one per thread: a fork-join per step (the copy,
+  // then three steps of the terms) cost InceptionV3's 17x17 layers a tenth of their time on two
+  // threads, most of it waiting.
+  const WindowTermsLayout layout = columns_first_ ? WindowTermsLayout{1, static_cast<std::size_t>(p.out_h())}
+                                                  : WindowTermsLayout{static_cast<std::size_t>(p.out_w()), 1};
+  const auto prepare = [&](std::size_t part, std::size_t parts) {
+    const auto share = [&](std::size_t count) {
+      return std::pair{count * part / parts, count * (part + 1) / parts};
+    };
+    if (padded_) {
+      const auto [first, end] = share(padded_rows);
+      pad_rows(input, first, end, padded_input);
     }
-    source = source.with_row_terms(columns_first_ ? row_terms.data() : terms.data());
+    if (window_terms_) {
+      const auto [first, end] = share(output_rows);
+      conv_window_terms(p, *engines_[0], input, first, end, layout, row_terms);
+    }
+  };
+  if (threads == 1 || (!padded_ && !window_terms_)) {
+    prepare(0, 1);
+  } else {
+    const auto parts = static_cast<std::size_t>(threads);
+    ThreadPool::global().parallel_for(parts, threads, [&](std::size_t part, int) { prepare(part, parts); });
   }
+
+  GemmASource source = GemmASource::dense_segments(padded_ ? padded_input : input, row_offsets_.data(), segment_stride_);
+  if (!live_segments_.empty()) {
+    source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(p.a_zero_point));
+  }
+  if (window_terms_) source = source.with_row_terms(row_terms);
+  const auto ldc = static_cast<std::size_t>(p.out_c);
   if (!columns_first_) return engines_[0]->run(source, output, ldc);
+  // Columns first: the GEMM's rows are (n, ow, oh); each goes back to its pixel's place, in parts.
   thread_local std::vector<std::uint8_t> by_columns;
   const std::size_t row_bytes = ldc * out_elem_;
   by_columns.resize(static_cast<std::size_t>(m_) * row_bytes);
+  const std::uint8_t* const gemm_rows = by_columns.data();
   engines_[0]->run(source, by_columns.data(), ldc);
-  for (std::size_t m = 0; m < pixel_of_row_.size(); ++m) {
-    std::memcpy(output + pixel_of_row_[m] * row_bytes, by_columns.data() + m * row_bytes, row_bytes);
-  }
+  const auto scatter = [&](std::size_t first, std::size_t end) {
+    for (std::size_t m = first; m < end; ++m) {
+      std::memcpy(output + pixel_of_row_[m] * row_bytes, gemm_rows + m * row_bytes, row_bytes);
+    }
+  };
+  const std::size_t rows = pixel_of_row_.size();
+  if (threads == 1) return scatter(0, rows);
+  ThreadPool::global().parallel_for(static_cast<std::size_t>(threads), threads, [&](std::size_t part, int) {
+    scatter(rows * part / static_cast<std::size_t>(threads), rows * (part + 1) / static_cast<std::size_t>(threads));
+  });
 }
 
-const std::uint8_t* GemmConv::pad_input(const std::uint8_t* input, std::vector<std::uint8_t>& padded) const {
+void GemmConv::pad_rows(const std::uint8_t* input, std::size_t first, std::size_t end, std::uint8_t* padded) const {
   const Conv2dProblem& p = problem_;
   const auto pixel = static_cast<std::size_t>(p.in_c);
   const auto za = static_cast<std::uint8_t>(p.a_zero_point);
   const std::size_t row = static_cast<std::size_t>(padded_w_) * pixel, in_row = static_cast<std::size_t>(p.in_w) * pixel;
   const std::size_t left = static_cast<std::size_t>(p.pad_left) * pixel, right = static_cast<std::size_t>(p.pad_right) * pixel;
-  const auto rows = static_cast<std::size_t>(p.batch * padded_h_);
-  padded.resize(rows * row);
-  std::uint8_t* out = padded.data();
-  // Padded rows [first, end): a row of the padding all zero point, an input row between two runs of
-  // it.
-  const auto pad_rows = [&](std::size_t first, std::size_t end) {
-    for (std::size_t r = first; r < end; ++r) {
-      std::uint8_t* dst = out + r * row;
-      const auto n = static_cast<std::int64_t>(r) / padded_h_, h = static_cast<std::int64_t>(r) % padded_h_ - p.pad_top;
-      if (h < 0 || h >= p.in_h) {
-        std::memset(dst, za, row);
-        continue;
-      }
-      std::memset(dst, za, left);
-      std::memcpy(dst + left, input + static_cast<std::size_t>(n * p.in_h + h) * in_row, in_row);
-      std::memset(dst + left + in_row, za, right);
+  // A row of the padding is all zero point, an input row sits between two runs of it.
+  for (std::size_t r = first; r < end; ++r) {
+    std::uint8_t* dst = padded + r * row;
+    const auto n = static_cast<std::int64_t>(r) / padded_h_, h = static_cast<std::int64_t>(r) % padded_h_ - p.pad_top;
+    if (h < 0 || h >= p.in_h) {
+      std::memset(dst, za, row);
+      continue;
     }
-  };
-  // With several threads the copy is shared too: done by one, it was a twentieth of ResNet-50's
-  // 56x56x64 3x3 layer on two threads, the other thread spinning meanwhile.
-  const auto threads = static_cast<std::size_t>(std::max(1, engines_[0]->config().threads));
-  if (threads == 1) {
-    pad_rows(0, rows);
-  } else {
-    const std::size_t chunk = (rows + threads - 1) / threads;
-    ThreadPool::global().parallel_for(threads, static_cast<int>(threads), [&](std::size_t part, int) {
-      pad_rows(std::min(rows, part * chunk), std::min(rows, (part + 1) * chunk));
-    });
+    std::memset(dst, za, left);
+    std::memcpy(dst + left, input + static_cast<std::size_t>(n * p.in_h + h) * in_row, in_row);
+    std::memset(dst + left + in_row, za, right);
   }
-  return out;
 }
 
 void GemmConv::run_im2col(const std::uint8_t* input, std::uint8_t* output) const {

@@ -80,8 +80,9 @@ class GemmConv {
   void run_im2col_block(const std::uint8_t* input, std::int64_t m0, std::uint8_t* output) const;
   void run_indirect(const std::uint8_t* input, std::uint8_t* output) const;
   void run_implicit(const std::uint8_t* input, std::uint8_t* output) const;
-  // The input with its padding (zero-point pixels) into `padded`; returns its first byte.
-  const std::uint8_t* pad_input(const std::uint8_t* input, std::vector<std::uint8_t>& padded) const;
+  // Rows [first, end) (of N * padded_h_) of the input with its padding (zero-point pixels) into
+  // `padded`, the whole padded input's first byte.
+  void pad_rows(const std::uint8_t* input, std::size_t first, std::size_t end, std::uint8_t* padded) const;
 
   Conv2dProblem problem_;
   ConvAlgo algo_;

@@ -22,9 +22,17 @@ namespace qtune::detail {
 // more than one tap, and pixels long enough for the vector row-sum kernels.
 bool window_terms_pay(const Conv2dProblem& p);
 
-// terms[m] for every output pixel m (batch, oh, ow in order) of `input` (NHWC, p's shape): the row
-// term of row m as `engine` counts it. `terms` is resized to M.
+// Where the term of output pixel (n, oh, ow) goes: terms[n * OH * OW + oh * oh_stride + ow * ow_stride].
+// NHWC order is {OW, 1}; the GEMM rows of implicit_columns_first (n, ow, oh) are {1, OH}.
+struct WindowTermsLayout {
+  std::size_t oh_stride = 0, ow_stride = 1;
+};
+
+// The row terms, as `engine` counts them, of the output pixels of output rows [first_row, end_row)
+// (rows are (n, oh) pairs in order) of `input` (NHWC, p's shape), into `terms` laid out as `layout`
+// says. Ranges are independent: each reads only the input rows its windows reach (a range's first
+// and last KH - 1 are summed by its neighbour too), so threads can take one each without a barrier.
 void conv_window_terms(const Conv2dProblem& p, const GemmEngine& engine, const std::uint8_t* input,
-                       std::vector<std::int32_t>& terms);
+                       std::size_t first_row, std::size_t end_row, WindowTermsLayout layout, std::int32_t* terms);
 
 }  // namespace qtune::detail
