@@ -318,9 +318,8 @@ void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) con
   const int threads = std::max(1, engines_[0]->config().threads);
   // Per calling thread, kept across calls (run is const and may run concurrently): the input with
   // its padding as zero-point pixels (a ninth of what im2col writes for a 3x3 kernel), and the
-  // rows' terms of the weight zero point.
-  // Inside the pool's tasks these names would denote the pool thread's own vectors: the tasks use
-  // pointers taken here.
+  // rows' terms of the weight zero point. Inside the pool's tasks these names would denote the
+  // pool thread's own vectors, so the tasks use the pointers taken here.
   thread_local std::vector<std::uint8_t> padded;
   thread_local std::vector<std::int32_t> terms;
   const auto padded_rows = static_cast<std::size_t>(p.batch * padded_h_);

@@ -1,4 +1,4 @@
-// The row terms (weight zero point) of a convolution's GEMM rows, summed per input pixel once.
+// The row terms (weight zero point) of a convolution's GEMM rows, summed per input pixel.
 //
 // With a weight zero point every GEMM row m needs its term, minus the sum of the row's A bytes as
 // the microkernel reads them. A convolution's row is its window: KH x KW input pixels of C_in bytes
@@ -6,7 +6,8 @@
 // row by row, every input byte is read KH * KW times: for
 // InceptionV3's 3x3 layers with 32 channels that was 11% of the layer. A row term is additive over
 // the bytes of its row (GemmEngine::row_terms_of), so a window's term is the sum of its pixels'
-// terms: each pixel is summed once, then a box sum over the taps (separable: along W, then H).
+// terms: each pixel is summed once (twice where two threads' shares of rows both reach its row),
+// then a box sum over the taps (separable: along W, then H).
 #pragma once
 
 #include <cstddef>
