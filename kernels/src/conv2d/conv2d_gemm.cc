@@ -5,7 +5,6 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
-#include <utility>
 
 #include "conv2d/conv2d_patches.h"
 #include "conv2d/conv2d_taps.h"
@@ -20,6 +19,22 @@ constexpr std::int64_t kPatchGroup = 4;
 
 // Upper bound of one im2col block: the patch rows stay within about half an L2 of this class of core.
 constexpr std::int64_t kIm2colBlockBytes = 512 * 1024;
+
+// A part of [0, count) in `parts` equal shares: share `part`, as [first, end).
+struct Share {
+  std::size_t first, end;
+};
+Share share_of(std::size_t count, std::size_t part, std::size_t parts) {
+  return {count * part / parts, count * (part + 1) / parts};
+}
+
+// fn(part, parts) for one share per thread, on the shared pool (inline on one thread).
+template <class F>
+void in_shares(int threads, const F& fn) {
+  if (threads <= 1) return fn(std::size_t{0}, std::size_t{1});
+  const auto parts = static_cast<std::size_t>(threads);
+  ThreadPool::global().parallel_for(parts, threads, [&](std::size_t part, int) { fn(part, parts); });
+}
 
 template <class T>
 std::vector<T> slice(const std::vector<T>& v, std::int64_t begin, std::int64_t count) {
@@ -334,24 +349,17 @@ void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) con
   // threads, most of it waiting.
   const WindowTermsLayout layout = columns_first_ ? WindowTermsLayout{1, static_cast<std::size_t>(p.out_h())}
                                                   : WindowTermsLayout{static_cast<std::size_t>(p.out_w()), 1};
-  const auto prepare = [&](std::size_t part, std::size_t parts) {
-    const auto share = [&](std::size_t count) {
-      return std::pair{count * part / parts, count * (part + 1) / parts};
-    };
-    if (padded_) {
-      const auto [first, end] = share(padded_rows);
-      pad_rows(input, first, end, padded_input);
-    }
-    if (window_terms_) {
-      const auto [first, end] = share(output_rows);
-      conv_window_terms(p, *engines_[0], input, first, end, layout, row_terms);
-    }
-  };
-  if (threads == 1 || (!padded_ && !window_terms_)) {
-    prepare(0, 1);
-  } else {
-    const auto parts = static_cast<std::size_t>(threads);
-    ThreadPool::global().parallel_for(parts, threads, [&](std::size_t part, int) { prepare(part, parts); });
+  if (padded_ || window_terms_) {
+    in_shares(threads, [&](std::size_t part, std::size_t parts) {
+      if (padded_) {
+        const Share rows = share_of(padded_rows, part, parts);
+        pad_rows(input, rows.first, rows.end, padded_input);
+      }
+      if (window_terms_) {
+        const Share rows = share_of(output_rows, part, parts);
+        conv_window_terms(p, *engines_[0], input, rows.first, rows.end, layout, row_terms);
+      }
+    });
   }
 
   GemmASource source = GemmASource::dense_segments(padded_ ? padded_input : input, row_offsets_.data(), segment_stride_);
@@ -367,15 +375,11 @@ void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) con
   by_columns.resize(static_cast<std::size_t>(m_) * row_bytes);
   const std::uint8_t* const gemm_rows = by_columns.data();
   engines_[0]->run(source, by_columns.data(), ldc);
-  const auto scatter = [&](std::size_t first, std::size_t end) {
-    for (std::size_t m = first; m < end; ++m) {
+  in_shares(threads, [&](std::size_t part, std::size_t parts) {
+    const Share rows = share_of(pixel_of_row_.size(), part, parts);
+    for (std::size_t m = rows.first; m < rows.end; ++m) {
       std::memcpy(output + pixel_of_row_[m] * row_bytes, gemm_rows + m * row_bytes, row_bytes);
     }
-  };
-  const std::size_t rows = pixel_of_row_.size();
-  if (threads == 1) return scatter(0, rows);
-  ThreadPool::global().parallel_for(static_cast<std::size_t>(threads), threads, [&](std::size_t part, int) {
-    scatter(rows * part / static_cast<std::size_t>(threads), rows * (part + 1) / static_cast<std::size_t>(threads));
   });
 }
 
