@@ -36,6 +36,41 @@ inline void fill_padding(std::uint8_t* dst, std::uint8_t v, std::size_t n) {
   }
 }
 
+// Patch rows of `count` output pixels whose patches are wholly inside the image and whose kernel
+// rows are runs of at most 16 bytes: per row, one 16-byte move per kernel row, the last one with
+// its bytes from the run's end on replaced by the zero point (the row's padding, then a spill into
+// the next row, which is written after it). KernelH > 0 fixes the kernel height at compile time
+// (3: the first layers); 0 takes kernel_h.
+using Bytes16 = std::uint8_t __attribute__((vector_size(16)));
+
+struct WholePatches {
+  std::size_t ld, tap_row, src_step, src_kernel_row;
+  std::int64_t kernel_h;
+  Bytes16 keep, fill;  // bytes [0, tap_row) of the last move from the source, the rest the zero point
+
+  WholePatches(std::size_t ld_, std::size_t tap_row_, std::size_t src_step_, std::size_t src_kernel_row_,
+               std::int64_t kernel_h_, std::uint8_t zero_point)
+      : ld(ld_), tap_row(tap_row_), src_step(src_step_), src_kernel_row(src_kernel_row_), kernel_h(kernel_h_) {
+    for (std::size_t i = 0; i < 16; ++i) {
+      keep[i] = i < tap_row ? 0xFF : 0;
+      fill[i] = i < tap_row ? 0 : zero_point;
+    }
+  }
+};
+
+template <int KernelH>
+void write_whole_patches(const WholePatches& w, std::uint8_t* row, const std::uint8_t* src, std::int64_t count) {
+  const std::int64_t kernel_h = KernelH > 0 ? KernelH : w.kernel_h;
+  const std::size_t last = static_cast<std::size_t>(kernel_h - 1);
+  for (std::int64_t i = 0; i < count; ++i, row += w.ld, src += w.src_step) {
+    for (std::size_t kh = 0; kh < last; ++kh) std::memcpy(row + kh * w.tap_row, src + kh * w.src_kernel_row, 16);
+    Bytes16 v;
+    std::memcpy(&v, src + last * w.src_kernel_row, 16);
+    v = (v & w.keep) | w.fill;
+    std::memcpy(row + last * w.tap_row, &v, 16);
+  }
+}
+
 }  // namespace
 
 void write_patch_rows(const Conv2dProblem& p, std::int64_t group, const std::uint8_t* input, std::int64_t m_begin,
@@ -61,6 +96,19 @@ void write_patch_rows(const Conv2dProblem& p, std::int64_t group, const std::uin
   const std::int64_t ow_inside_end =
       last_inside < 0 ? ow_inside_begin : std::max(ow_inside_begin, std::min(ow_n, last_inside / stride_w + 1));
 
+  // Patch rows whose whole patch is inside the image, with runs of at most 16 bytes, are written
+  // pixel by pixel (write_whole_patches) where the last kernel row's 16-byte move reaches the
+  // row's end, so that it writes the padding too: for first layers (3x3 over 3 channels: three
+  // 9-byte runs and one byte of padding per row) three stores per row in one pass, where the loop
+  // below makes three passes and five stores. The move's spill into the next patch row is written
+  // over after it (where the spill reaches no further than the next row: last_run_end <= 2 ld);
+  // the range's last row, whose spill would leave the range, and sources within 16 bytes of the
+  // input's end take the loop below.
+  const std::size_t last_run_end = static_cast<std::size_t>(kernel_h - 1) * tap_row + 16;
+  const std::size_t src_kernel_row = static_cast<std::size_t>(dilation_h * in_w) * pixel;
+
+  const WholePatches whole(ld, tap_row, static_cast<std::size_t>(stride_w) * pixel, src_kernel_row, kernel_h, za);
+
   // One output row (n, oh) at a time, kernel row by kernel row: the inner loop moves one run per
   // output pixel at a constant source and destination stride. A 16-byte move may spill into the
   // later kernel rows of its own patch row or its padding, which are written after it, never into
@@ -70,6 +118,34 @@ void write_patch_rows(const Conv2dProblem& p, std::int64_t group, const std::uin
     const std::int64_t ow_last = std::min(ow_n, ow_first + (m_end - m0));  // exclusive
     std::uint8_t* first_row = patches + static_cast<std::size_t>(m0 - m_begin) * ld;
     const std::uint8_t* image = channels + static_cast<std::size_t>(n * in_h * in_w) * pixel;
+    const std::int64_t ih_first = oh * stride_h - pad_top;
+    const std::int64_t ih_last = ih_first + (kernel_h - 1) * dilation_h;
+    std::int64_t whole_begin = ow_last, whole_end = ow_last;  // columns written pixel by pixel
+    if (runs && tap_row <= 16 && last_run_end >= ld && last_run_end <= 2 * ld && ih_first >= 0 && ih_last < in_h) {
+      whole_begin = std::clamp(ow_inside_begin, ow_first, ow_last);
+      whole_end = std::clamp(ow_inside_end, whole_begin, ow_last);
+      // The range's last row may not spill out of the range.
+      if (whole_end == ow_last && m0 + (ow_last - ow_first) == m_end && last_run_end > ld) --whole_end;
+      // Every source move reads 16 bytes: the last one's must be inside the input.
+      const std::uint8_t* base = image + static_cast<std::size_t>(ih_first * in_w) * pixel;
+      while (whole_end > whole_begin &&
+             input_end - (base + static_cast<std::size_t>(kernel_h - 1) * src_kernel_row +
+                          static_cast<std::size_t>((whole_end - 1) * stride_w - pad_left) * pixel) <
+                 16) {
+        --whole_end;
+      }
+      if (whole_end > whole_begin) {
+        std::uint8_t* row = first_row + static_cast<std::size_t>(whole_begin - ow_first) * ld;
+        const std::uint8_t* src = base + static_cast<std::size_t>(whole_begin * stride_w - pad_left) * pixel;
+        if (kernel_h == 3) {
+          write_whole_patches<3>(whole, row, src, whole_end - whole_begin);
+        } else {
+          write_whole_patches<0>(whole, row, src, whole_end - whole_begin);
+        }
+      } else {
+        whole_begin = whole_end = ow_last;
+      }
+    }
     for (std::int64_t kh = 0; kh < kernel_h; ++kh) {
       const std::size_t offset = static_cast<std::size_t>(kh) * tap_row;
       std::uint8_t* dst = first_row + offset;
@@ -95,9 +171,12 @@ void write_patch_rows(const Conv2dProblem& p, std::int64_t group, const std::uin
           }
         }
       };
-      const std::int64_t inside_begin = runs ? std::clamp(ow_inside_begin, ow_first, ow_last) : ow_last;
+      // Columns [whole_begin, whole_end) are written already: this kernel row's inside columns
+      // start after them.
+      const std::int64_t inside_begin =
+          whole_end > whole_begin ? whole_end : runs ? std::clamp(ow_inside_begin, ow_first, ow_last) : ow_last;
       const std::int64_t inside_end = runs ? std::clamp(ow_inside_end, inside_begin, ow_last) : ow_last;
-      border(ow_first, inside_begin);
+      border(ow_first, whole_end > whole_begin ? whole_begin : inside_begin);
       // Inside columns: one run each, at constant strides. A 16-byte move needs room in the patch
       // row (it may spill into later kernel rows or the padding, written after it) and 16 readable
       // source bytes (only the input's last bytes lack them).
@@ -114,9 +193,15 @@ void write_patch_rows(const Conv2dProblem& p, std::int64_t group, const std::uin
       }
       border(inside_end, ow_last);
     }
+    // The padding of the rows not written pixel by pixel (with none of those, whole_begin and
+    // whole_end are ow_last and the first range is every row).
+    auto pad_rows = [&](std::int64_t begin, std::int64_t end) {
+      std::uint8_t* row = first_row + static_cast<std::size_t>(begin - ow_first) * ld;
+      for (std::int64_t ow = begin; ow < end; ++ow, row += ld) fill_padding(row + k, za, ld - k);
+    };
     if (ld > k) {
-      std::uint8_t* row = first_row;
-      for (std::int64_t ow = ow_first; ow < ow_last; ++ow, row += ld) fill_padding(row + k, za, ld - k);
+      pad_rows(ow_first, whole_begin);
+      pad_rows(whole_end, ow_last);
     }
     m0 += ow_last - ow_first;
   }
