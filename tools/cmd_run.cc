@@ -116,7 +116,7 @@ using ConvPeer = NoPeer;
 // it runs). The GEMM's peer holds its own operands (out_peer stays empty).
 template <class Tuned, class Plain, class Peer>
 struct LayerPlacement {
-  qtune::cli::PlacedBytes input, out_tuned, out_default, out_peer;
+  qtune::PlacedBytes input, out_tuned, out_default, out_peer;
   std::vector<std::uint8_t> spacer_tuned;
   Tuned tuned;
   std::vector<std::uint8_t> spacer_default;
@@ -130,13 +130,13 @@ template <class Placement, class MakeTuned, class MakePlain>
 std::shared_ptr<Placement> make_placement(std::mt19937_64& rng, const std::vector<std::uint8_t>& input,
                                           std::size_t out_size, std::size_t peer_out_size, MakeTuned&& make_tuned,
                                           MakePlain&& make_plain) {
-  return std::make_shared<Placement>(Placement{.input = qtune::cli::PlacedBytes(input, rng),
-                                               .out_tuned = qtune::cli::PlacedBytes(out_size, rng),
-                                               .out_default = qtune::cli::PlacedBytes(out_size, rng),
-                                               .out_peer = qtune::cli::PlacedBytes(peer_out_size, rng),
-                                               .spacer_tuned = qtune::cli::placement_spacer(rng),
+  return std::make_shared<Placement>(Placement{.input = qtune::PlacedBytes(input, rng),
+                                               .out_tuned = qtune::PlacedBytes(out_size, rng),
+                                               .out_default = qtune::PlacedBytes(out_size, rng),
+                                               .out_peer = qtune::PlacedBytes(peer_out_size, rng),
+                                               .spacer_tuned = qtune::placement_spacer(rng),
                                                .tuned = make_tuned(),
-                                               .spacer_default = qtune::cli::placement_spacer(rng),
+                                               .spacer_default = qtune::placement_spacer(rng),
                                                .plain = make_plain()});
 }
 

@@ -2,26 +2,34 @@
 // workload's seeded inputs, checked against the reference output computed once per workload.
 #include <cstring>
 #include <functional>
+#include <random>
 
 #include "operator_candidates.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/libraries/library_ops.h"
+#include "qtune/measure/placed_bytes.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "reference_data.h"
 
 namespace qtune::detail {
 namespace {
 
-// Any prepared operator: `run_into` writes the operator's output for data's input.
+// Any prepared operator: `run_into` writes the operator's output for an input. Each candidate is
+// a new placement in memory (qtune/measure/placed_bytes.h): its own copy of the input and its
+// output at random offsets, and behind the spacer its maker allocated before preparing the
+// operator, the operator's packed weights and scratch. So the measurements of one configuration
+// in one worker process see different placements, as `qtune run` does, instead of the same
+// addresses every time.
 class PreparedCandidate final : public Candidate {
  public:
-  using RunInto = std::function<void(const ReferenceData&, std::uint8_t* output)>;
+  using RunInto = std::function<void(const std::uint8_t* input, std::uint8_t* output)>;
 
-  PreparedCandidate(std::shared_ptr<const ReferenceData> data, RunInto run_into, double gops, DType out_type)
-      : data_(std::move(data)), run_into_(std::move(run_into)), gops_(gops), out_type_(out_type),
-        output_(data_->expected.size()) {}
+  PreparedCandidate(std::shared_ptr<const ReferenceData> data, std::vector<std::uint8_t> spacer, RunInto run_into,
+                    double gops, DType out_type, std::mt19937_64& placement)
+      : data_(std::move(data)), spacer_(std::move(spacer)), run_into_(std::move(run_into)), gops_(gops),
+        out_type_(out_type), input_(data_->input, placement), output_(data_->expected.size(), placement) {}
 
-  void run() override { run_into_(*data_, output_.data()); }
+  void run() override { run_into_(input_.data(), output_.data()); }
 
   std::string check() override {
     // A recognisable pattern first, so that elements the kernel never writes are caught too.
@@ -35,11 +43,19 @@ class PreparedCandidate final : public Candidate {
 
  private:
   std::shared_ptr<const ReferenceData> data_;
+  std::vector<std::uint8_t> spacer_;
   RunInto run_into_;
   double gops_;
   DType out_type_;
-  std::vector<std::uint8_t> output_;
+  PlacedBytes input_, output_;
 };
+
+// A placement per candidate, drawn at random: timings differ from run to run anyway, and a fixed
+// sequence would give every new worker process the same first placement.
+std::mt19937_64 new_placement() {
+  static std::random_device device;
+  return std::mt19937_64((std::uint64_t{device()} << 32) | device());
+}
 
 Config parse_candidate_config(const Workload& workload, const std::string& config_key) {
   try {
@@ -61,10 +77,9 @@ auto prepare_or_invalid_config(const char* what, Prepare&& prepare) {
 
 // A prepared GEMM (qtune's GemmOp or a library's) on the workload's dense A and C.
 template <typename Op>
-PreparedCandidate::RunInto gemm_run_into(std::shared_ptr<Op> op) {
-  return [op](const ReferenceData& d, std::uint8_t* output) {
-    op->run(d.input.data(), static_cast<std::size_t>(d.gemm.k), output, static_cast<std::size_t>(d.gemm.n));
-  };
+PreparedCandidate::RunInto gemm_run_into(std::shared_ptr<Op> op, const ReferenceData& d) {
+  return [op, k = static_cast<std::size_t>(d.gemm.k), n = static_cast<std::size_t>(d.gemm.n)](
+             const std::uint8_t* input, std::uint8_t* output) { op->run(input, k, output, n); };
 }
 
 }  // namespace
@@ -73,6 +88,8 @@ std::unique_ptr<Candidate> make_gemm_candidate(const Workload& workload, const s
                                                std::uint64_t seed) {
   const Config parsed = parse_candidate_config(workload, config_key);
   auto data = reference_data(workload, seed);
+  std::mt19937_64 placement = new_placement();
+  std::vector<std::uint8_t> spacer = placement_spacer(placement);  // before the operator allocates
   const auto ldb = static_cast<std::size_t>(workload.n);
   PreparedCandidate::RunInto run_into;
   if (const auto library = to_library_config(parsed)) {
@@ -81,22 +98,25 @@ std::unique_ptr<Candidate> make_gemm_candidate(const Workload& workload, const s
       return libraries::prepare_library_gemm(library->library, data->gemm, data->weights.data(), ldb,
                                              data->gemm.has_bias ? data->bias.data() : nullptr, library->threads);
     });
-    run_into = gemm_run_into(op);
+    run_into = gemm_run_into(op, *data);
   } else {
     const GemmConfig config = to_gemm_config(parsed);
     auto op = std::make_shared<GemmOp>(prepare_or_invalid_config("GemmOp::prepare", [&] {
       return GemmOp::prepare(data->gemm, config, data->weights.data(), ldb, data->bias.data());
     }));
-    run_into = gemm_run_into(op);
+    run_into = gemm_run_into(op, *data);
   }
   const DType out_type = data->gemm.out_type;
-  return std::make_unique<PreparedCandidate>(std::move(data), std::move(run_into), workload.gops(), out_type);
+  return std::make_unique<PreparedCandidate>(std::move(data), std::move(spacer), std::move(run_into), workload.gops(),
+                                             out_type, placement);
 }
 
 std::unique_ptr<Candidate> make_conv2d_candidate(const Workload& workload, const std::string& config_key,
                                                  std::uint64_t seed) {
   const Config parsed = parse_candidate_config(workload, config_key);
   auto data = reference_data(workload, seed);
+  std::mt19937_64 placement = new_placement();
+  std::vector<std::uint8_t> spacer = placement_spacer(placement);  // before the operator allocates
   const DType out_type = data->conv.out_type;
   PreparedCandidate::RunInto run_into;
   if (const auto library = to_library_config(parsed)) {
@@ -105,15 +125,16 @@ std::unique_ptr<Candidate> make_conv2d_candidate(const Workload& workload, const
       return libraries::prepare_library_conv2d(library->library, data->conv, data->weights.data(),
                                                data->conv.has_bias ? data->bias.data() : nullptr, library->threads);
     });
-    run_into = [op](const ReferenceData& d, std::uint8_t* output) { op->run(d.input.data(), output); };
+    run_into = [op](const std::uint8_t* input, std::uint8_t* output) { op->run(input, output); };
   } else {
     const Conv2dConfig config = to_conv2d_config(parsed);
     auto op = std::make_shared<Conv2dOp>(prepare_or_invalid_config("Conv2dOp::prepare", [&] {
       return Conv2dOp::prepare(data->conv, config, data->weights.data(), data->bias.data());
     }));
-    run_into = [op](const ReferenceData& d, std::uint8_t* output) { op->run(d.input.data(), output); };
+    run_into = [op](const std::uint8_t* input, std::uint8_t* output) { op->run(input, output); };
   }
-  return std::make_unique<PreparedCandidate>(std::move(data), std::move(run_into), workload.gops(), out_type);
+  return std::make_unique<PreparedCandidate>(std::move(data), std::move(spacer), std::move(run_into), workload.gops(),
+                                             out_type, placement);
 }
 
 }  // namespace qtune::detail
