@@ -55,6 +55,17 @@ struct Scratch {
   std::vector<const std::uint8_t*> live_rows;
 };
 
+// rows[i] = first + i * stride for i < count: the row pointers of dense A, one per row of the
+// task (MobileNetV2's 112x112 1x1 layers: 12544 per call). The baseline's loop stores two per
+// 16-byte store, which took 7% of expanded_conv/project (K = 32); where the CPU has AVX-512 the
+// clone stores 8 at a time: 33.3 -> 31.7 us (qtune measure --stable, AMD EPYC).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "default")))
+#endif
+void fill_strided_rows(const std::uint8_t** rows, const std::uint8_t* first, std::size_t stride, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) rows[i] = first + i * stride;
+}
+
 Scratch& thread_scratch() {
   thread_local Scratch scratch;
   return scratch;
@@ -340,8 +351,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       const auto* base = static_cast<const std::uint8_t*>(a.a);
       for (std::size_t i = 0; i < rows_m; ++i) s.rows[i] = base + a.row_offsets[m0 + i];
     } else {
-      const std::uint8_t* row = static_cast<const std::uint8_t*>(a.a) + m0 * a.lda;
-      for (std::size_t i = 0; i < rows_m; ++i, row += a.lda) s.rows[i] = row;
+      fill_strided_rows(s.rows.data(), static_cast<const std::uint8_t*>(a.a) + m0 * a.lda, a.lda, rows_m);
     }
     for (std::size_t i = rows_m; i < m_panels * mr; ++i) s.rows[i] = s.rows[rows_m - 1];
   }
