@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "platform/strided_rows.h"
+
 namespace qtune::detail {
 namespace {
 
@@ -55,7 +57,7 @@ void conv_window_terms(const Conv2dProblem& p, const GemmEngine& engine, const s
     const std::uint8_t* first_pixel = input + static_cast<std::size_t>(n * in_h + ih_first) * row_pixels * pixel_bytes;
     s.rows.resize(pixels);
     s.pixel_terms.assign(pixels, 0);  // row_terms_of adds to what is there
-    for (std::size_t i = 0; i < pixels; ++i) s.rows[i] = first_pixel + i * pixel_bytes;
+    fill_strided_rows(s.rows.data(), first_pixel, pixel_bytes, pixels);
     if (pixels != 0) engine.row_terms_of(s.rows.data(), pixels, pixel_bytes, s.pixel_terms.data());
 
     // along_w[(ih, ow)]: the terms of the KW taps of output column ow in input row ih. Tap by tap

@@ -26,6 +26,7 @@
 
 #include "gemm/gemm_pack.h"
 #include "platform/isa_table.h"
+#include "platform/strided_rows.h"
 #include "platform/thread_pool.h"
 #include "requantize/requant_plan.h"
 #include "requantize/requantize_internal.h"
@@ -54,17 +55,6 @@ struct Scratch {
   std::vector<GemmASource::SegmentRange> panel_spans;
   std::vector<const std::uint8_t*> live_rows;
 };
-
-// rows[i] = first + i * stride for i < count: the row pointers of dense A, one per row of the
-// task (MobileNetV2's 112x112 1x1 layers: 12544 per call). The baseline's loop stores two per
-// 16-byte store, which took 7% of expanded_conv/project (K = 32); where the CPU has AVX-512 the
-// clone stores 8 at a time: 33.3 -> 31.7 us (qtune measure --stable, AMD EPYC).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "default")))
-#endif
-void fill_strided_rows(const std::uint8_t** rows, const std::uint8_t* first, std::size_t stride, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) rows[i] = first + i * stride;
-}
 
 Scratch& thread_scratch() {
   thread_local Scratch scratch;
@@ -348,8 +338,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
     // (Two loops without a min per row: this table is as long as the layer's M, 12544 rows for
     // MobileNetV2's first 1x1 layers, and the loop with the min cost 8% of such a layer.)
     if (a.is_segmented()) {
-      const auto* base = static_cast<const std::uint8_t*>(a.a);
-      for (std::size_t i = 0; i < rows_m; ++i) s.rows[i] = base + a.row_offsets[m0 + i];
+      fill_offset_rows(s.rows.data(), static_cast<const std::uint8_t*>(a.a), a.row_offsets + m0, rows_m);
     } else {
       fill_strided_rows(s.rows.data(), static_cast<const std::uint8_t*>(a.a) + m0 * a.lda, a.lda, rows_m);
     }

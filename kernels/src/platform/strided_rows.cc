@@ -1,0 +1,21 @@
+#include "platform/strided_rows.h"
+
+namespace qtune::detail {
+
+// Both loops are kept out of line (an ifunc picks the clone at load time), vectorized by GCC.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "default")))
+#endif
+void fill_strided_rows(const std::uint8_t** rows, const std::uint8_t* first, std::size_t stride, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) rows[i] = first + i * stride;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "default")))
+#endif
+void fill_offset_rows(const std::uint8_t** rows, const std::uint8_t* base, const std::size_t* offsets,
+                      std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) rows[i] = base + offsets[i];
+}
+
+}  // namespace qtune::detail
