@@ -1,5 +1,7 @@
 // The built-in operators as candidates: the prepared operator for one configuration, run on the
 // workload's seeded inputs, checked against the reference output computed once per workload.
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -50,11 +52,13 @@ class PreparedCandidate final : public Candidate {
   PlacedBytes input_, output_;
 };
 
-// A placement per candidate, drawn at random: timings differ from run to run anyway, and a fixed
-// sequence would give every new worker process the same first placement.
+// A placement per candidate, seeded from the clock and a count of the candidates made (callable
+// from any thread): timings differ from run to run anyway, and a fixed sequence would give every
+// new worker process the same first placement.
 std::mt19937_64 new_placement() {
-  static std::random_device device;
-  return std::mt19937_64((std::uint64_t{device()} << 32) | device());
+  static std::atomic<std::uint64_t> made{0};
+  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return std::mt19937_64(now ^ (made.fetch_add(1) * 0x9E3779B97F4A7C15ull));
 }
 
 Config parse_candidate_config(const Workload& workload, const std::string& config_key) {

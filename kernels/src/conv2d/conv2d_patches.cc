@@ -36,13 +36,9 @@ inline void fill_padding(std::uint8_t* dst, std::uint8_t v, std::size_t n) {
   }
 }
 
-// Patch rows of `count` output pixels whose patches are wholly inside the image and whose kernel
-// rows are runs of at most 16 bytes: per row, one 16-byte move per kernel row, the last one with
-// its bytes from the run's end on replaced by the zero point (the row's padding, then a spill into
-// the next row, which is written after it). KernelH > 0 fixes the kernel height at compile time
-// (3: the first layers); 0 takes kernel_h.
 using Bytes16 = std::uint8_t __attribute__((vector_size(16)));
 
+// The geometry of write_whole_patches and its masks, made once per call of write_patch_rows.
 struct WholePatches {
   std::size_t ld, tap_row, src_step, src_kernel_row;
   std::int64_t kernel_h;
@@ -58,6 +54,11 @@ struct WholePatches {
   }
 };
 
+// Patch rows of `count` output pixels whose patches are wholly inside the image and whose kernel
+// rows are runs of at most 16 bytes: per row, one 16-byte move per kernel row, the last one with
+// its bytes from the run's end on replaced by the zero point (the row's padding, then a spill into
+// the next row, which is written after it). KernelH > 0 fixes the kernel height at compile time
+// (3: the first layers); 0 takes kernel_h.
 template <int KernelH>
 void write_whole_patches(const WholePatches& w, std::uint8_t* row, const std::uint8_t* src, std::int64_t count) {
   const std::int64_t kernel_h = KernelH > 0 ? KernelH : w.kernel_h;
