@@ -4,15 +4,17 @@ namespace qtune::detail {
 
 // Both loops are kept out of line (an ifunc picks the clone at load time), vectorized by GCC.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "default")))
+#define QTUNE_CLONED_FOR_AVX512 __attribute__((target_clones("avx512f", "default")))
+#else
+#define QTUNE_CLONED_FOR_AVX512
 #endif
+
+QTUNE_CLONED_FOR_AVX512
 void fill_strided_rows(const std::uint8_t** rows, const std::uint8_t* first, std::size_t stride, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) rows[i] = first + i * stride;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "default")))
-#endif
+QTUNE_CLONED_FOR_AVX512
 void fill_offset_rows(const std::uint8_t** rows, const std::uint8_t* base, const std::size_t* offsets,
                       std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) rows[i] = base + offsets[i];

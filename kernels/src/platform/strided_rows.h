@@ -1,7 +1,8 @@
-// Tables of row pointers: at a constant stride, what the GEMM driver hands its microkernels for
-// dense A read in place, and what a convolution's window terms hand the row-sum kernels for its
-// input pixels; at offsets from one base, the output pixels of a convolution read in place. They are as long as the layer's rows (12544 for MobileNetV2's 112x112 layers,
-// 22201 pixels for InceptionV3's 149x149 input), and filled on every call.
+// Tables of row pointers, as long as a layer's rows and filled on every call: at a constant
+// stride, what the GEMM driver hands its microkernels for dense A read in place (12544 rows for
+// MobileNetV2's 112x112 1x1 layers) and what a convolution's window terms hand the row-sum kernels
+// for its input pixels (22201 for InceptionV3's 149x149 input); at offsets from one base, the
+// output pixels of a convolution read in place.
 #pragma once
 
 #include <cstddef>
