@@ -85,6 +85,7 @@ inline const std::vector<Shape> kDepthwiseShapes = {
     {1, 4, 21, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40},   // wide rows: many affine tiles (row reuse)
     {1, 5, 23, 24, 24, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 24},   // the same at stride 2, TF SAME
     {1, 3, 14, 48, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 48},   // 14 wide: the 2nd tile of 8 moves back to 6
+    {1, 4, 29, 40, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40},   // stride 2, 15 wide: 7-pixel tiles, the last moved back
 };
 
 }  // namespace qtune::testing

@@ -66,13 +66,14 @@ struct DwTile {
 };
 
 // The tiling of a row that every kernel uses (dwconv_template.h), also needed by the driver to know
-// which tap pointers a kernel will read: tiles of width_tile pixels (a power of two, halved while
+// which tap pointers a kernel will read: tiles of width_tile pixels (halved, rounding down, while
 // wider than the row) from pixel 0, the last one moved back to end at the row's end. It then
 // recomputes pixels of the one before (the same values, written again), which costs less than a
 // tail of narrower tiles: each tile loads its weights and sets up its epilogue once, and its
 // pixels share a kernel row's inputs; in MobileNetV2's 7x7x960 layer the single pixel of a 4 + 2
-// + 1 row took a quarter of the time. The tile that starts at or before pixel ow (0, or the end
-// of the previous tile):
+// + 1 row took a quarter of the time. Width 7 divides every row of MobileNetV2-style networks
+// (7 * 2^k pixels), where 4 and 8 recompute a seventh of the 7, 14 and 28 wide rows. The tile
+// that starts at or before pixel ow (0, or the end of the previous tile):
 inline DwTile dw_tile_at(std::size_t ow, std::size_t out_w, std::size_t width_tile) {
   std::size_t width = width_tile;
   while (width > 1 && width > out_w) width /= 2;

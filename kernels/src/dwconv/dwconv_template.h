@@ -23,7 +23,6 @@ namespace qtune::detail {
 // pixel) for each tile.
 template <int WidthTile, class Visit>
 void dw_walk_row(const DwRowArgs& a, Visit&& visit) {
-  static_assert((WidthTile & (WidthTile - 1)) == 0, "width tiles are powers of two (dw_tile_at)");
   if constexpr (WidthTile > 1) {
     if (a.out_w < WidthTile) return dw_walk_row<WidthTile / 2>(a, visit);
   }
