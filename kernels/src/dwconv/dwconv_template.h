@@ -36,6 +36,12 @@ void dw_walk_row(const DwRowArgs& a, Visit&& visit) {
   }
 }
 
+// `p`, which the optimizer may no longer relate to the expression it came from.
+inline const std::uint8_t* opaque_pointer(const std::uint8_t* p) {
+  asm("" : "+r"(p));
+  return p;
+}
+
 template <class T, int ChannelTile, int WidthTile, bool Signed>
 struct DwRowKernel {
   static constexpr int kLanes = T::kLanes;
@@ -111,8 +117,16 @@ struct DwRowKernel {
       const std::int32_t* w_row = a.weights + t * a.channels_padded + c0;
       QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
         Vec x[kInputs];
+        // Affine inputs are read three at a time from a pointer stepped by three pixels and hidden
+        // from the optimizer (opaque_pointer): otherwise GCC keeps q * pixel for every q in a register
+        // and, at stride 2 (15 inputs), spills them to vector registers and back on every row.
+        const std::uint8_t* step_base = Affine ? inputs[0] + v * kLanes : nullptr;
         QTUNE_DW_UNROLL for (int q = 0; q < kInputs; ++q) {
           const std::uint8_t* src = inputs[q] + v * kLanes;
+          if constexpr (Affine) {
+            if (q > 0 && q % 3 == 0) step_base = opaque_pointer(step_base + 3 * input_pixel);
+            src = step_base + (q % 3) * input_pixel;
+          }
           x[q] = Ragged && v == NV - 1 ? T::template load_widen_partial<Signed>(src, last_lanes)
                                        : T::template load_widen<Signed>(src);
         }
