@@ -119,6 +119,10 @@ TEST(IsaTable, DefaultTilesExist) {
       EXPECT_NE(detail::find_gemm_ukernel(row.isa, 1, row.single_row_tile.nr), nullptr) << to_string(row.isa);
     }
     EXPECT_EQ(row.dwconv != nullptr, !row.dw_tiles.empty()) << to_string(row.isa);
+    if (!row.dw_tiles.empty()) {  // the last default tile is the one every layer can take
+      EXPECT_FALSE(row.dw_tiles.back().needs_dot4) << to_string(row.isa);
+      EXPECT_FALSE(row.dw_tiles.back().whole_rows) << to_string(row.isa);
+    }
     for (detail::DwDefaultTile t : row.dw_tiles) {
       EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, t.width_tile), nullptr) << to_string(row.isa);
       if (t.needs_dot4) {
@@ -154,6 +158,34 @@ TEST(IsaTable, DefaultsPreferTheFirstUsableRow) {
   d.kernel_h = d.kernel_w = 3;
   d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
   EXPECT_EQ(conv2d_default_config(d).gemm.isa, dw_isa);
+}
+
+// A whole-rows default tile is taken exactly where the output rows are whole tiles of it, and the
+// next tile of the list elsewhere.
+TEST(IsaTable, WholeRowsDepthwiseTilesOnlyWhereTheRowsDivide) {
+  const IsaRow* dw_row = nullptr;
+  for (const IsaRow& row : detail::isa_table()) {
+    if (cpu_features().usable(row.isa) && !row.dw_tiles.empty()) {
+      dw_row = &row;
+      break;
+    }
+  }
+  ASSERT_NE(dw_row, nullptr);  // scalar has depthwise kernels
+  const auto whole = std::find_if(dw_row->dw_tiles.begin(), dw_row->dw_tiles.end(),
+                                  [](detail::DwDefaultTile t) { return t.whole_rows && !t.needs_dot4; });
+  if (whole == dw_row->dw_tiles.end()) GTEST_SKIP() << "no whole-rows tile for " << to_string(dw_row->isa);
+  Conv2dProblem d;
+  d.in_h = 4;
+  d.in_c = d.out_c = d.groups = whole->channel_tile;
+  d.kernel_h = d.kernel_w = 3;
+  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
+  d.b_zero_points = {3};  // no dot4 form by default
+  d.in_w = 2 * whole->width_tile;
+  const Conv2dConfig divides = conv2d_default_config(d);
+  EXPECT_EQ(divides.dw_channel_tile, whole->channel_tile);
+  EXPECT_EQ(divides.dw_width_tile, whole->width_tile);
+  d.in_w = 2 * whole->width_tile + 1;
+  EXPECT_NE(conv2d_default_config(d).dw_width_tile, whole->width_tile);
 }
 
 TEST(IsaTable, DepthwiseKernelNamesSayWhatTheyAre) {

@@ -47,7 +47,8 @@ std::string check_depthwise(const Conv2dProblem& p, const Conv2dConfig& config) 
 // The first usable instruction set of the table with depthwise kernels, and its default tile: the
 // first of its default channel tiles that fits the layer's channels (the last one otherwise), where
 // a dot4-only tile needs the dot4 form to apply: weights with a zero weight zero point (so that
-// w - zb fits int8 whatever the weights) and requantized output.
+// w - zb fits int8 whatever the weights) and requantized output, and a whole-rows tile rows that
+// are whole tiles.
 Conv2dConfig default_depthwise_config(const Conv2dProblem& problem) {
   const bool zb_zero = std::all_of(problem.b_zero_points.begin(), problem.b_zero_points.end(),
                                    [](std::int32_t zb) { return zb == 0; });
@@ -62,6 +63,7 @@ Conv2dConfig default_depthwise_config(const Conv2dProblem& problem) {
       const detail::DwDefaultTile tile = row.dw_tiles[i];
       const bool last = i + 1 == row.dw_tiles.size();
       if (tile.needs_dot4 && !dot4) continue;
+      if (tile.whole_rows && problem.out_w() % tile.width_tile != 0) continue;
       if (!last && tile.channel_tile > problem.out_c) continue;
       if (detail::find_dw_kernel(row.isa, tile.channel_tile, tile.width_tile, tile.needs_dot4) == nullptr) continue;
       c.gemm.isa = row.isa;

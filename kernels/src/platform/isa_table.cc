@@ -75,8 +75,12 @@ constexpr GemmTile kEightByEight[] = {{8, 8}};
 // 4 accumulators per pixel allow no more) is faster still where it applies and the channels are
 // whole blocks of 64 (14x14x576: 120 against 86 GOPS; 56x56x144, whose 16-channel tail runs the
 // general form, 94 against 111); channel tiles wider than the layer leave lanes idle (112x112x32
-// ran 0.64x oneDNN on the 64-channel tile and 0.76x on 32).
-[[maybe_unused]] constexpr DwDefaultTile kAvx512DwTiles[] = {{64, 4, true}, {32, 8, false}, {16, 8, false}};
+// ran 0.64x oneDNN on the 64-channel tile and 0.76x on 32). Rows of 7 * 2^k pixels (every
+// MobileNetV2 depthwise layer) take 7 pixels: 8 and 4 recompute pixels of the 7, 14 and 28 wide
+// rows (same machine, u8 weights with a zero point: 7x7x960 11.1 -> 8.4 us, 14x14x576 /2 7.3 ->
+// 5.6 us, 28x28x192 28.6 -> 24.5 us), and 7 is as fast as 8 on the 56 and 112 wide ones.
+[[maybe_unused]] constexpr DwDefaultTile kAvx512DwTiles[] = {
+    {64, 4, true}, {32, 7, false, true}, {32, 8, false}, {16, 7, false, true}, {16, 8, false}};
 [[maybe_unused]] constexpr DwDefaultTile kAvx2DwTiles[] = {{16, 4, false}};
 constexpr DwDefaultTile kScalarDwTiles[] = {{8, 2, false}};
 // NEON: 4 vectors of 4 channels x 4 pixels keep 16 accumulators of the 32 registers, with room

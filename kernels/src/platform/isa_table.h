@@ -40,6 +40,7 @@ struct DwDefaultTile {
   int channel_tile = 0;
   int width_tile = 1;       // output pixels per step
   bool needs_dot4 = false;  // only where the dot4 form applies (DwKernel::dot4)
+  bool whole_rows = false;  // only where the output rows are whole tiles (out_w % width_tile == 0)
 };
 
 struct IsaRow {
