@@ -36,7 +36,7 @@ void dw_walk_row(const DwRowArgs& a, Visit&& visit) {
   }
 }
 
-// `p`, which the optimizer may no longer relate to the expression it came from.
+// Returns `p`, which the optimizer may then no longer relate to the expression it came from.
 inline const std::uint8_t* opaque_pointer(const std::uint8_t* p) {
   asm("" : "+r"(p));
   return p;
