@@ -19,6 +19,15 @@ namespace {
 
 using detail::IsaRow;
 
+// The first row of the table that is usable here and has what `has` asks for, or null.
+template <class Has>
+const IsaRow* first_usable_row(Has has) {
+  for (const IsaRow& row : detail::isa_table()) {
+    if (cpu_features().usable(row.isa) && has(row)) return &row;
+  }
+  return nullptr;
+}
+
 TEST(IsaTable, RowsAreDistinctAndScalarIsLast) {
   const std::vector<Isa> isas = compiled_isas();
   ASSERT_FALSE(isas.empty());
@@ -73,13 +82,7 @@ TEST(IsaTable, VectorGemmFamiliesRequantizeSeparatelyInVectors) {
 // M = 1 takes the single-row tile of the first usable row, where it has one (a matrix-vector layer;
 // any taller tile repeats its row); M = 2 does not.
 TEST(IsaTable, OneRowTakesTheSingleRowTile) {
-  const IsaRow* first = nullptr;
-  for (const IsaRow& row : detail::isa_table()) {
-    if (cpu_features().usable(row.isa) && !row.gemm_tiles.empty()) {
-      first = &row;
-      break;
-    }
-  }
+  const IsaRow* first = first_usable_row([](const IsaRow& row) { return !row.gemm_tiles.empty(); });
   if (first == nullptr || first->single_row_tile.mr == 0) GTEST_SKIP() << "the best usable family has no single-row tile";
   GemmProblem p;
   p.m = 1;
@@ -163,13 +166,7 @@ TEST(IsaTable, DefaultsPreferTheFirstUsableRow) {
 // A whole-rows default tile is taken exactly where the output rows are whole tiles of it, and the
 // next tile of the list elsewhere.
 TEST(IsaTable, WholeRowsDepthwiseTilesOnlyWhereTheRowsDivide) {
-  const IsaRow* dw_row = nullptr;
-  for (const IsaRow& row : detail::isa_table()) {
-    if (cpu_features().usable(row.isa) && !row.dw_tiles.empty()) {
-      dw_row = &row;
-      break;
-    }
-  }
+  const IsaRow* dw_row = first_usable_row([](const IsaRow& row) { return !row.dw_tiles.empty(); });
   ASSERT_NE(dw_row, nullptr);  // scalar has depthwise kernels
   const auto whole = std::find_if(dw_row->dw_tiles.begin(), dw_row->dw_tiles.end(),
                                   [](detail::DwDefaultTile t) { return t.whole_rows && !t.needs_dot4; });

@@ -105,11 +105,12 @@ struct DwRowKernel {
     const std::size_t input_pixel = a.pixel_step / S;
     const std::uint8_t* const* pixel_taps = a.taps + ow0 * a.tap_count;
     for (std::size_t t = 0; t < a.tap_count; t += kKernelW) {
-      const std::uint8_t* inputs[kInputs];  // input q of this kernel row, channel c0
-      QTUNE_DW_UNROLL for (int q = 0; q < kInputs; ++q) {
-        if constexpr (Affine) {
-          inputs[q] = a.affine_taps[t] + offset + q * input_pixel;
-        } else {
+      // Input q of this kernel row, channel c0: affine, q pixels after the row's first input;
+      // otherwise through the table.
+      const std::uint8_t* const row = Affine ? a.affine_taps[t] + offset : nullptr;
+      [[maybe_unused]] const std::uint8_t* inputs[kInputs];
+      if constexpr (!Affine) {
+        QTUNE_DW_UNROLL for (int q = 0; q < kInputs; ++q) {
           const int p = q / S < W - 1 ? q / S : W - 1;
           inputs[q] = pixel_taps[p * a.tap_count + t + (q - p * S)] + offset;
         }
@@ -120,12 +121,14 @@ struct DwRowKernel {
         // Affine inputs are read three at a time from a pointer stepped by three pixels and hidden
         // from the optimizer (opaque_pointer): otherwise GCC keeps q * pixel for every q in a register
         // and, at stride 2 (15 inputs), spills them to vector registers and back on every row.
-        const std::uint8_t* step_base = Affine ? inputs[0] + v * kLanes : nullptr;
+        const std::uint8_t* step_base = Affine ? row + v * kLanes : nullptr;
         QTUNE_DW_UNROLL for (int q = 0; q < kInputs; ++q) {
-          const std::uint8_t* src = inputs[q] + v * kLanes;
+          const std::uint8_t* src;
           if constexpr (Affine) {
             if (q > 0 && q % 3 == 0) step_base = opaque_pointer(step_base + 3 * input_pixel);
             src = step_base + (q % 3) * input_pixel;
+          } else {
+            src = inputs[q] + v * kLanes;
           }
           x[q] = Ragged && v == NV - 1 ? T::template load_widen_partial<Signed>(src, last_lanes)
                                        : T::template load_widen<Signed>(src);
