@@ -44,6 +44,7 @@ host=$(hostname -s)
 # --- the cluster --------------------------------------------------------------------------------
 scratch=$(mktemp -d /tmp/qtune-slurm-test.XXXXXX)
 munged_pid=""
+cancelled_job="" cancelled_log=""  # the shard run 2 cancels: named first if the test fails
 keep_scratch=${QTUNE_SLURM_TEST_KEEP:-0}  # 1: keep the scratch folder (logs, databases) to look into
 teardown() {
   local status=$?
@@ -54,9 +55,18 @@ teardown() {
     for _ in $(seq 100); do [ -z "$(squeue -h 2>/dev/null)" ] && break; sleep 0.2; done
   fi
   if ((status != 0 && status != 77)); then
+    # The cancelled shard first (its log, then what slurmd did to its processes): CI shows the
+    # head and the tail of a long output.
+    if [ -n "$cancelled_log" ]; then
+      echo "--- the cancelled shard's log $cancelled_log"; cat "$cancelled_log" 2>/dev/null
+      echo "--- slurmd on the cancelled shard (job $cancelled_job)"
+      grep -F "[$cancelled_job.batch]" "$scratch/log/d.log" 2>/dev/null | tail -n 30
+    fi
     echo "--- slurmctld log (tail)"; tail -n 20 "$scratch/log/ctld.log" 2>/dev/null
     echo "--- slurmd log (tail)"; tail -n 20 "$scratch/log/d.log" 2>/dev/null
-    for f in "$scratch"/run*/logs/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done
+    for f in "$scratch"/run*/logs/*.out; do
+      [ -f "$f" ] && [ "$f" != "$cancelled_log" ] && { echo "--- $f"; tail -n 30 "$f"; }
+    done
   fi
   local pids=()
   for pidfile in "$scratch/slurmd.pid" "$scratch/slurmctld.pid"; do
@@ -92,6 +102,8 @@ else
 fi
 
 mkdir -p "$scratch/state" "$scratch/spool" "$scratch/log" "$scratch/nodelocal"
+# SlurmdDebug=verbose: slurmd logs each signal it sends to each process of a step, for the report
+# of a failure.
 cat >"$scratch/slurm.conf" <<CONF
 ClusterName=qtunetest
 SlurmctldHost=$host
@@ -113,6 +125,7 @@ SelectTypeParameters=CR_CPU
 ReturnToService=2
 JobAcctGatherType=jobacct_gather/none
 KillWait=10
+SlurmdDebug=verbose
 NodeName=$host CPUs=2 State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
@@ -203,31 +216,59 @@ log "run 1: merged database complete (every layer tuned once, integrity ok)"
 # Two shards: shard 0 is the 3x3 conv alone (the largest layer), shard 1 the six others. The
 # scheduler gives each layer a first round of 8 trials in turn, so killing shard 1 soon after its
 # first measurement (within about 40 trials) leaves layers without any.
-results=$scratch/run2
 tune_args="--trials 10 --confirm 0"
-submit --shards 2 --results "$results" --tune-args "$tune_args"
-log "run 2: array job $array (2 shards), merge job $merge"
-# The cancel waits until the task has run half a second past its first measurement as well:
-# cancelled about 0.1 s after its launch, while slurmctld still counted the launch as in
-# progress, a task was gone 8 ms later without publishing (seen once in CI; a published shard takes
-# about 100 ms), most likely killed before its SIGTERM path, which is what this test is about, could run.
-deadline=$((SECONDS + 60))
-count=0 first_seen=""
-until ((count > 0)) && [ -n "$first_seen" ] && (($(date +%s%N) - first_seen >= 500000000)); do
-  ((SECONDS < deadline)) || fail "shard 1 measured nothing within 60 s"
-  sleep 0.1
-  live=$(compgen -G "$TMPDIR/qtune-shard-1-of-2.db.*/shard-1-of-2.db" | head -n 1 || true)
-  [ -n "$live" ] || continue
-  count=$(sql "$live" 'SELECT count(*) FROM measurements' 2>/dev/null || echo 0)
-  if ((count > 0)) && [ -z "$first_seen" ]; then first_seen=$(date +%s%N); fi
-done
-[ "$(job_field "${array}_1" JobState)" = RUNNING ] || fail "shard 1 is $(job_field "${array}_1" JobState), not RUNNING, before the cancel"
-scancel "${array}_1"
-log "run 2: cancelled shard 1 (task ${array}_1) after its first measurement"
-state=$(wait_job "${array}_1" 60)
-[ "$state" = CANCELLED ] || fail "shard 1 ended $state, expected CANCELLED"
-partial=$results/shards/shard-1-of-2.db
-[ -f "$partial" ] || fail "the killed shard published no database"
+partial_name="shard-1-of-2.db"
+# cancel_shard_1 RESULTS: submits the two shards into RESULTS and cancels shard 1 mid-way. Returns
+# 0 when the cancelled shard published its database; 1 when its script was gone without running
+# its SIGTERM handler at all (no line of it in the shard's log): killed outright, which no script
+# survives and which this test is not about; fails on anything else, and so when the handler ran
+# and published nothing.
+cancel_shard_1() {
+  local results=$1 deadline count=0 first_seen="" live state
+  # A task killed outright leaves its node-local folder behind; the next one must not be taken
+  # for it.
+  rm -rf "$TMPDIR"/qtune-$partial_name.*
+  submit --shards 2 --results "$results" --tune-args "$tune_args"
+  log "run 2: array job $array (2 shards), merge job $merge"
+  # The cancel waits until the task has run half a second past its first measurement as well:
+  # cancelled about 0.1 s after its launch, while slurmctld still counted the launch as in
+  # progress, a task was gone 8 ms later without publishing (seen once in CI; a published shard
+  # takes 25-150 ms).
+  deadline=$((SECONDS + 60))
+  until ((count > 0)) && [ -n "$first_seen" ] && (($(date +%s%N) - first_seen >= 500000000)); do
+    ((SECONDS < deadline)) || fail "shard 1 measured nothing within 60 s"
+    sleep 0.1
+    live=$(compgen -G "$TMPDIR/qtune-$partial_name.*/$partial_name" | head -n 1 || true)
+    [ -n "$live" ] || continue
+    count=$(sql "$live" 'SELECT count(*) FROM measurements' 2>/dev/null || echo 0)
+    if ((count > 0)) && [ -z "$first_seen" ]; then first_seen=$(date +%s%N); fi
+  done
+  [ "$(job_field "${array}_1" JobState)" = RUNNING ] || fail "shard 1 is $(job_field "${array}_1" JobState), not RUNNING, before the cancel"
+  cancelled_job=$(job_field "${array}_1" JobId)
+  cancelled_log=$results/logs/tune-${array}_1.out
+  scancel "${array}_1"
+  log "run 2: cancelled shard 1 (task ${array}_1) after its first measurement"
+  state=$(wait_job "${array}_1" 60)
+  [ "$state" = CANCELLED ] || fail "shard 1 ended $state, expected CANCELLED"
+  [ -f "$results/shards/$partial_name" ] && return 0
+  grep -q '^tune-array: shard 1/2: SIGTERM' "$cancelled_log" && fail "the killed shard published no database"
+  # Seen twice in CI and never in about 45 runs on the same machine, with and without load: the
+  # task gone 7-8 ms after slurmd's "CANCELLED" line, without a published database (too soon for
+  # publishing, which takes 25-150 ms). The cause is not known; the report below (slurmd logs
+  # every signal it sends, SlurmdDebug=verbose) is for finding it.
+  log "run 2: WARNING: shard 1's script was gone without running its SIGTERM handler; its log and slurmd's lines on it:"
+  sed 's/^/    /' "$cancelled_log"
+  grep -F "[$cancelled_job.batch]" "$scratch/log/d.log" | tail -n 30 | sed 's/^/    /'
+  state=$(wait_job "$merge" 120)
+  log "run 2: its merge job ended $state; once more, into a new results folder"
+  return 1
+}
+results=$scratch/run2
+if ! cancel_shard_1 "$results"; then
+  results=$scratch/run2-again
+  cancel_shard_1 "$results" || fail "the killed shard published no database, twice without running its SIGTERM handler"
+fi
+partial=$results/shards/$partial_name
 [ "$(integrity "$partial")" = ok ] || fail "killed shard: integrity_check: $(integrity "$partial")"
 partial_lines=$(measurements "$partial")
 partial_trials=$(trials "$partial")
