@@ -45,6 +45,8 @@ host=$(hostname -s)
 scratch=$(mktemp -d /tmp/qtune-slurm-test.XXXXXX)
 munged_pid=""
 cancelled_job="" cancelled_log=""  # the shard run 2 cancels: named first if the test fails
+# What slurmd logged on the cancelled shard's batch step (at SlurmdDebug=verbose, every signal).
+cancelled_step_log() { grep -F "[$cancelled_job.batch]" "$scratch/log/d.log" 2>/dev/null | tail -n 30; }
 keep_scratch=${QTUNE_SLURM_TEST_KEEP:-0}  # 1: keep the scratch folder (logs, databases) to look into
 teardown() {
   local status=$?
@@ -60,7 +62,7 @@ teardown() {
     if [ -n "$cancelled_log" ]; then
       echo "--- the cancelled shard's log $cancelled_log"; cat "$cancelled_log" 2>/dev/null
       echo "--- slurmd on the cancelled shard (job $cancelled_job)"
-      grep -F "[$cancelled_job.batch]" "$scratch/log/d.log" 2>/dev/null | tail -n 30
+      cancelled_step_log
     fi
     echo "--- slurmctld log (tail)"; tail -n 20 "$scratch/log/ctld.log" 2>/dev/null
     echo "--- slurmd log (tail)"; tail -n 20 "$scratch/log/d.log" 2>/dev/null
@@ -258,7 +260,7 @@ cancel_shard_1() {
   # every signal it sends, SlurmdDebug=verbose) is for finding it.
   log "run 2: WARNING: shard 1's script was gone without running its SIGTERM handler; its log and slurmd's lines on it:"
   sed 's/^/    /' "$cancelled_log"
-  grep -F "[$cancelled_job.batch]" "$scratch/log/d.log" | tail -n 30 | sed 's/^/    /'
+  cancelled_step_log | sed 's/^/    /'
   state=$(wait_job "$merge" 120)
   log "run 2: its merge job ended $state; once more, into a new results folder"
   return 1
