@@ -1,6 +1,8 @@
 // `qtune run`: runs every layer of a network, in order, on synthetic data with the configuration
-// the runtime picks (tuned, nearest tuned shape, or default), then with the untuned default, then
-// with oneDNN where the peer can express the layer, and prints per-layer and total times. With
+// the runtime picks (tuned, nearest tuned shape, or default), then with the untuned default, the
+// best candidate of the other kind (a library where the choice runs on qtune's kernels, qtune's
+// kernels where it runs on a library: other_kind_candidate.h) and oneDNN where the peer can express
+// the layer, and prints per-layer and total times. With
 // --model the layers are a quantized ONNX model's, with its own weights, bias and quantization,
 // and --onnxruntime times the model in onnxruntime too, in rounds between the layers.
 #include <algorithm>
@@ -27,6 +29,7 @@
 #include "placement_timing.h"
 #include "undisturbed_timing.h"
 #include "model_cli.h"
+#include "other_kind_candidate.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/measure/number_text.h"
 #include "qtune/records/best_selection.h"
@@ -73,6 +76,11 @@ struct LayerResult {
   qtune::cli::CaseTiming tuned, untuned;
   std::optional<qtune::cli::CaseTiming> onednn;
   std::string onednn_note;  // implementation, or why the peer was not run
+  // The best candidate of the other kind, timed in the same run (other_kind_candidate.h), and why
+  // it did not run where it has no timing.
+  std::optional<qtune::cli::OtherKindCandidate> other_kind;
+  std::optional<qtune::cli::CaseTiming> other;
+  std::string other_note;
   bool onednn_dropped = false;  // oneDNN ran the layer without what it cannot express (onednn_note)
   std::optional<double> waiting_share;  // disturbance of the kept timing (undisturbed_timing.h)
   int retimed = 0;
@@ -112,15 +120,18 @@ using ConvPeer = NoPeer;
 #endif
 
 // A layer at one placement in memory (placement_timing.h): its input and outputs, then the tuned
-// and the default implementation, each prepared behind a spacer, and the peer (made last, where
-// it runs). The GEMM's peer holds its own operands (out_peer stays empty).
+// and the default implementation, each prepared behind a spacer, the other kind's candidate and
+// the peer (made last, where they run). The GEMM's peer holds its own operands (out_peer stays
+// empty).
 template <class Tuned, class Plain, class Peer>
 struct LayerPlacement {
-  qtune::PlacedBytes input, out_tuned, out_default, out_peer;
+  qtune::PlacedBytes input, out_tuned, out_default, out_other, out_peer;
   std::vector<std::uint8_t> spacer_tuned;
   Tuned tuned;
   std::vector<std::uint8_t> spacer_default;
   Plain plain;
+  std::vector<std::uint8_t> spacer_other{};
+  std::optional<Tuned> other{};
   std::unique_ptr<Peer> peer{};
 };
 
@@ -128,22 +139,27 @@ struct LayerPlacement {
 // (designated initializers run in order), at random offsets.
 template <class Placement, class MakeTuned, class MakePlain>
 std::shared_ptr<Placement> make_placement(std::mt19937_64& rng, const std::vector<std::uint8_t>& input,
-                                          std::size_t out_size, std::size_t peer_out_size, MakeTuned&& make_tuned,
-                                          MakePlain&& make_plain) {
+                                          std::size_t out_size, std::size_t other_out_size, std::size_t peer_out_size,
+                                          MakeTuned&& make_tuned, MakePlain&& make_plain) {
   return std::make_shared<Placement>(Placement{.input = qtune::PlacedBytes(input, rng),
                                                .out_tuned = qtune::PlacedBytes(out_size, rng),
                                                .out_default = qtune::PlacedBytes(out_size, rng),
+                                               .out_other = qtune::PlacedBytes(other_out_size, rng),
                                                .out_peer = qtune::PlacedBytes(peer_out_size, rng),
                                                .spacer_tuned = qtune::placement_spacer(rng),
                                                .tuned = make_tuned(),
                                                .spacer_default = qtune::placement_spacer(rng),
-                                               .plain = make_plain()});
+                                               .plain = make_plain(),
+                                               .spacer_other = other_out_size > 0 ? qtune::placement_spacer(rng)
+                                                                                  : std::vector<std::uint8_t>{}});
 }
 
-// One layer: the runtime's choice, the untuned default and oneDNN on the same data, prepared
-// first and then timed interleaved, at kPlacements placements in memory (placement_timing.h).
+// One layer: the runtime's choice, the untuned default, the other kind's candidate and oneDNN on
+// the same data, prepared first and then timed interleaved, at kPlacements placements in memory
+// (placement_timing.h). won_by: the tuning's best of each kind for the layer, where it measured both.
 LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetitions, qtune::CacheState cache,
-                      const qtune::DisturbancePolicy& policy, const LayerValues* values) {
+                      const qtune::DisturbancePolicy& policy, const LayerValues* values,
+                      const std::optional<qtune::reports::KindMargin>& won_by) {
   const qtune::Workload& w = layer.workload;
   LayerResult r;
   r.name = layer.name;
@@ -154,8 +170,9 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
   const qtune::Config untuned = qtune::default_config(w, qtune::cpu_features());
   r.default_config_key = untuned.key();
   // Makes one placement (everything the cases touch, allocated and prepared anew): its cases are
-  // tuned, default, then oneDNN where it runs.
+  // tuned, default, then the other kind's candidate and oneDNN where they run.
   std::function<std::vector<qtune::cli::TimedCase>()> place;
+  int other_case = -1, peer_case = -1;  // their places among the cases, where they run
   const auto time_once = [&](int reps, int max_placements) {
     const auto kept = qtune::cli::time_undisturbed(
         [&] {
@@ -169,7 +186,8 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     r.disturbed = kept.disturbed;
     r.tuned = timings[0];
     r.untuned = timings[1];
-    if (timings.size() > 2) r.onednn = timings[2];
+    if (other_case >= 0) r.other = timings[static_cast<std::size_t>(other_case)];
+    if (peer_case >= 0) r.onednn = timings[static_cast<std::size_t>(peer_case)];
   };
   // A tuned configuration within a close call of its default is timed again on a larger sample
   // (timing_verdict.h), with as many more placements in memory (what moves a layer's time between
@@ -193,7 +211,39 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     for (const auto& at : placements) {
       if (at->out_tuned != at->out_default)
         throw std::runtime_error("layer " + r.name + ": the tuned and the default configuration disagree");
+      if (at->other && at->out_tuned != at->out_other)
+        throw std::runtime_error("layer " + r.name + ": the tuned configuration and the other kind's (" +
+                                 r.other_kind->config_key + ") disagree");
     }
+  };
+  // The other kind's candidate, prepared by a runtime that holds only it (as the tuned choice is
+  // prepared: a library layer falls back where it cannot run, and is then not timed).
+  std::optional<Runtime> other_rt;
+  const auto choose_other = [&](const qtune::runtime::Selection& tuned) {
+    r.other_kind = qtune::cli::other_kind_candidate(w, qtune::reports::candidate_kind(tuned.config_key), won_by,
+                                                    qtune::cpu_features());
+    if (!r.other_kind) {
+      r.other_note = "no candidate of another kind is offered for this layer";
+      return;
+    }
+    qtune::runtime::RuntimeOptions options;
+    options.target_key = qtune::current_target().key();
+    options.warning_sink = [&r](const std::string& message) { r.other_note = message; };
+    other_rt.emplace(Runtime::from_entries({{r.workload_key, options.target_key, r.other_kind->config_key}}, options));
+  };
+  // Adds the other kind's case where its preparation kept its kind (a library the runtime cannot
+  // run falls back to qtune's kernels, which is not the other kind).
+  const auto add_other = [&](auto& at, auto&& prepare, auto&& run, std::vector<qtune::cli::TimedCase>& cases) {
+    if (!other_rt) return;
+    auto prepared = prepare(*other_rt);
+    const std::string kind = prepared.library().empty() ? "qtune" : prepared.library();
+    if (kind != r.other_kind->kind) {
+      if (r.other_note.empty()) r.other_note = "not run: " + r.other_kind->config_key + " prepared as " + kind;
+      return;
+    }
+    at->other.emplace(std::move(prepared));
+    other_case = static_cast<int>(cases.size());
+    cases.push_back({[at, run] { run(*at->other, *at); }, kind == "qtune" ? 0 : kOpenMp});
   };
 
   if (w.op == qtune::OpKind::gemm) {
@@ -210,9 +260,11 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
 #endif
     using Placement = LayerPlacement<qtune::runtime::PreparedGemm, qtune::GemmOp, GemmPeer>;
     std::vector<std::shared_ptr<Placement>> placements;
+    choose_other(rt.select_gemm(p, w.threads));
     place = [&] {
       auto at = make_placement<Placement>(
-          rng, a_values, out_size, 0, [&] { return rt.prepare_gemm(p, b.data(), n, bias_data, w.threads); },
+          rng, a_values, out_size, other_rt ? out_size : 0, 0,
+          [&] { return rt.prepare_gemm(p, b.data(), n, bias_data, w.threads); },
           [&] { return qtune::GemmOp::prepare(p, qtune::to_gemm_config(untuned), b.data(), n, bias_data); });
       placements.push_back(at);
       select(at->tuned);
@@ -221,9 +273,14 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
       cases.push_back({[at, k, n] { at->tuned.run(at->input.data(), k, at->out_tuned.data(), n); },
                        at->tuned.library().empty() ? 0 : kOpenMp});
       cases.push_back({[at, k, n] { at->plain.run(at->input.data(), k, at->out_default.data(), n); }});
+      add_other(
+          at, [&](const Runtime& other) { return other.prepare_gemm(p, b.data(), n, bias_data, w.threads); },
+          [k, n](const qtune::runtime::PreparedGemm& op, Placement& on) { op.run(on.input.data(), k, on.out_other.data(), n); },
+          cases);
 #ifdef QTUNE_HAVE_ONEDNN
       at->peer = std::make_unique<GemmPeer>(p.m, p.n, p.k, p.out_type, w.threads, p.a_type);
       r.onednn_note = at->peer->implementation();
+      peer_case = static_cast<int>(cases.size());
       cases.push_back({[at] { at->peer->run(); }, kOpenMp});
 #endif
       return cases;
@@ -258,9 +315,10 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
 #endif
   using Placement = LayerPlacement<qtune::runtime::PreparedConv2d, qtune::Conv2dOp, ConvPeer>;
   std::vector<std::shared_ptr<Placement>> placements;
+  choose_other(rt.select_conv2d(p, w.threads));
   place = [&] {
     auto at = make_placement<Placement>(
-        rng, input_values, out_size, peer_problem ? out_size : 0,
+        rng, input_values, out_size, other_rt ? out_size : 0, peer_problem ? out_size : 0,
         [&] { return rt.prepare_conv2d(p, weights.data(), bias_data, w.threads); },
         [&] { return qtune::Conv2dOp::prepare(p, qtune::to_conv2d_config(untuned), weights.data(), bias_data); });
     placements.push_back(at);
@@ -270,10 +328,15 @@ LayerResult run_layer(const Runtime& rt, const qtune::Layer& layer, int repetiti
     cases.push_back({[at] { at->tuned.run(at->input.data(), at->out_tuned.data()); },
                      at->tuned.library().empty() ? 0 : kOpenMp});
     cases.push_back({[at] { at->plain.run(at->input.data(), at->out_default.data()); }});
+    add_other(
+        at, [&](const Runtime& other) { return other.prepare_conv2d(p, weights.data(), bias_data, w.threads); },
+        [](const qtune::runtime::PreparedConv2d& op, Placement& on) { op.run(on.input.data(), on.out_other.data()); },
+        cases);
 #ifdef QTUNE_HAVE_ONEDNN
     if (peer_problem) {
       at->peer = std::make_unique<ConvPeer>(*peer_problem, weights.data(), bias_data, w.threads);
       r.onednn_note = at->peer->implementation() + (dropped.empty() ? "" : " (" + dropped + ")");
+      peer_case = static_cast<int>(cases.size());
       cases.push_back({[at] { at->peer->run(at->input.data(), at->out_peer.data()); }, kOpenMp});
     }
 #endif
@@ -551,23 +614,31 @@ int run_network(const qtune::cli::Args& args) {
     std::cout << "times are the median of " << share.samples() << " repetitions per layer (" << share.repetitions_each
               << " at each of " << share.placements << " placements in memory), in ms, cache "
               << qtune::to_string(cache) << " (docs/measurement-protocol.md), of tuned, default "
-              << "and oneDNN interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
+              << "and oneDNN (and the other kind's candidate) interleaved in random order; +- is half the tuned time's interquartile range; a ratio is "
               << "called faster or slower only when the interquartile ranges do not overlap and the medians differ by more "
               << "than " << qtune::fixed(100 * qtune::kMinimumEffect, 0) << "% and than either's relative interquartile range, "
               << "else same (tuned against default: the database's own comparison of the two stands while this run "
               << "agrees with it, docs/measurement-protocol.md \"Verdicts\"); totals weight "
               << "each layer by its count; by is what the tuned choice runs on (qtune's kernels or a library); won by "
               << "is the kind whose best configuration won the layer's tuning and its margin over the best of the other "
-              << "kind, where the database measured both\n\n"
+              << "kind, where the database measured both; other kind is the best candidate of the kind the tuned "
+              << "choice does not run on (a library for qtune's kernels, qtune's kernels for a library: the "
+              << "tuning's best of that kind, else the library at the layer's thread budget or qtune's default), "
+              << "bit-exact like the tuned, timed with them\n\n"
               << std::left << std::setw(34) << "layer" << std::setw(30) << "shape" << std::right << std::setw(4)
               << "x" << std::setw(10) << "source" << std::setw(8) << "by" << std::setw(10) << "tuned" << std::setw(7)
               << "+-" << std::setw(10) << "default" << std::setw(10) << "oneDNN" << std::setw(14) << "def/tun" << std::setw(14) << "dnn/tun"
-              << std::setw(14) << "won by" << "\n";
+              << std::setw(14) << "won by" << std::setw(24) << "other kind/tun" << "\n";
   }
 
   // Totals weight each layer by its count; their quartiles add up the layers' (a conservative spread).
   qtune::cli::CaseTiming total_tuned{0, 0, 0, repetitions}, total_default{0, 0, 0, repetitions},
       total_onednn{0, 0, 0, repetitions}, tuned_where_onednn{0, 0, 0, repetitions};
+  // The best of the two kinds per layer (the faster of tuned and the other kind's candidate in this
+  // run, the tuned time where the other did not run), and the layers where the other kind was faster.
+  double total_best_of_kinds_ns = 0;
+  std::size_t other_kind_layers = 0;
+  std::vector<std::string> behind_other_kind;
   const auto accumulate = [](qtune::cli::CaseTiming& total, const qtune::cli::CaseTiming& t, int count) {
     total.median_ns += count * t.median_ns;
     total.low_ns += count * t.low_ns;
@@ -583,9 +654,10 @@ int run_network(const qtune::cli::Args& args) {
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const qtune::Layer& layer = network.layers[i];
     // The tuner's policy: a layer is timed again as a measurement is measured again.
+    const auto tuning_kinds = won_by(layer.workload.key());
     LayerResult r = run_layer(rt, layer, repetitions, cache, qtune::DisturbancePolicy{}.after_streak(busy_streak),
-                                    model_values.empty() ? nullptr : &model_values[i]);
-    r.won_by = won_by(r.workload_key);
+                              model_values.empty() ? nullptr : &model_values[i], tuning_kinds);
+    r.won_by = tuning_kinds;
     r.recorded_ratio = recorded_ratio(r);
     busy_streak = r.disturbed ? busy_streak + 1 : 0;
     results.push_back(r);
@@ -613,6 +685,11 @@ int run_network(const qtune::cli::Args& args) {
     const double tuned_ns = r.tuned.median_ns, default_ns = r.untuned.median_ns;
     const double onednn_ns = r.onednn ? r.onednn->median_ns : 0;  // only read where r.onednn
     const std::string vs_onednn = r.onednn ? qtune::cli::verdict(r.tuned, *r.onednn) : "-";
+    const double other_ns = r.other ? r.other->median_ns : tuned_ns;
+    const std::string vs_other = r.other ? qtune::cli::verdict(r.tuned, *r.other) : "-";
+    total_best_of_kinds_ns += r.count * std::min(tuned_ns, other_ns);
+    if (r.other) ++other_kind_layers;
+    if (vs_other == "slower") behind_other_kind.push_back(r.name + " (" + ratio(other_ns, tuned_ns) + ")");
     if (json) {
       nlohmann::json line = {{"type", "layer"},
                              {"layer", r.name},
@@ -636,6 +713,16 @@ int run_network(const qtune::cli::Args& args) {
                              {"onednn", r.onednn_note},
                              {"speedup_vs_onednn", r.onednn ? nlohmann::json(onednn_ns / tuned_ns) : nlohmann::json()},
                              {"verdict_vs_onednn", vs_onednn},
+                             {"other_kind", r.other_kind ? nlohmann::json(r.other_kind->kind) : nlohmann::json()},
+                             {"other_kind_config", r.other_kind ? nlohmann::json(r.other_kind->config_key) : nlohmann::json()},
+                             {"other_kind_origin", r.other_kind ? nlohmann::json(r.other_kind->origin) : nlohmann::json()},
+                             {"other_kind_note", r.other_note},
+                             {"other_kind_ns", r.other ? nlohmann::json(other_ns) : nlohmann::json()},
+                             {"other_kind_quartiles_ns",
+                              r.other ? nlohmann::json({r.other->low_ns, r.other->high_ns}) : nlohmann::json()},
+                             {"speedup_vs_other_kind", r.other ? nlohmann::json(other_ns / tuned_ns) : nlohmann::json()},
+                             {"verdict_vs_other_kind", vs_other},
+                             {"tuned_share_of_best_of_kinds", std::min(tuned_ns, other_ns) / tuned_ns},
                              {"cache", std::string(qtune::to_string(cache))},
                              {"waiting_share", r.waiting_share ? nlohmann::json(*r.waiting_share) : nlohmann::json()},
                              {"retimed", r.retimed},
@@ -658,7 +745,8 @@ int run_network(const qtune::cli::Args& args) {
                 << ms(tuned_ns) << std::setw(7) << spread(r.tuned) << std::setw(10) << ms(default_ns) << std::setw(10)
                 << (r.onednn ? ms(onednn_ns) : "-") << std::setw(14) << ratio(default_ns, tuned_ns) + " " + r.verdict()
                 << std::setw(14) << (r.onednn ? ratio(onednn_ns, tuned_ns) + " " + vs_onednn : "-") << std::setw(14)
-                << qtune::reports::format_kind_margin(r.won_by) << "\n";
+                << qtune::reports::format_kind_margin(r.won_by) << std::setw(24)
+                << (r.other ? r.other_kind->kind + " " + ratio(other_ns, tuned_ns) + " " + vs_other : "-") << "\n";
     }
     std::cout.flush();
   }
@@ -689,6 +777,10 @@ int run_network(const qtune::cli::Args& args) {
                                                                 : nlohmann::json()},
                             {"verdict_vs_onednn",
                              onednn_layers ? qtune::cli::verdict(tuned_where_onednn, total_onednn) : "-"},
+                            {"other_kind_layers", other_kind_layers},
+                            {"best_of_kinds_ns", total_best_of_kinds_ns},
+                            {"tuned_share_of_best_of_kinds", total_best_of_kinds_ns / total_tuned.median_ns},
+                            {"layers_behind_other_kind", behind_other_kind},
                             {"fallbacks", fallbacks.size()},
                             {"cache", std::string(qtune::to_string(cache))},
                             {"retimed_layers", retimed_layers},
@@ -713,6 +805,18 @@ int run_network(const qtune::cli::Args& args) {
               << qtune::cli::verdict(tuned_where_onednn, total_onednn) << ")";
   }
   std::cout << "\n";
+  if (other_kind_layers > 0) {
+    std::cout << "best of qtune's kernels and the libraries per layer, this run: " << ms(total_best_of_kinds_ns)
+              << " ms (best/tuned " << ratio(total_best_of_kinds_ns, total_tuned.median_ns) << "; the other kind ran on "
+              << other_kind_layers << " layer(s)); ";
+    if (behind_other_kind.empty()) {
+      std::cout << "no layer's tuned choice was slower than the other kind\n";
+    } else {
+      std::cout << behind_other_kind.size() << " layer(s) slower than the other kind (other/tuned):";
+      for (const auto& name : behind_other_kind) std::cout << " " << name;
+      std::cout << "\n";
+    }
+  }
   // oneDNN's int8 primitives requantize with an fp32 scale; say when the layers ask for more.
   std::set<std::string_view> exact_modes;
   for (const qtune::Layer& layer : network.layers) {

@@ -172,7 +172,9 @@ TEST_F(Cli, RunTimesOneDnnOnLayersOfTheDeployedSchemes) {
 
 // A GEMM layer tuned where oneDNN is usable holds both kinds of candidate (the tuner measures the
 // library beside the default first): `qtune run` says which kind won the tuning and by how much
-// over the best of the other, runs the winner, and says "-" without a database.
+// over the best of the other, runs the winner, times the tuning's best of the other kind beside it
+// (bit-exact like it: the run compares their outputs), and says "-" without a database, where the
+// other kind is the library the layer's space offers.
 TEST_F(Cli, RunSaysWhichKindOfCandidateWonEachLayer) {
   if (qtune("targets").out.find("libraries usable here: onednn") == std::string::npos)
     GTEST_SKIP() << "oneDNN is not usable here";
@@ -190,17 +192,30 @@ TEST_F(Cli, RunSaysWhichKindOfCandidateWonEachLayer) {
   ASSERT_NE(margin_at, std::string::npos) << layers[0];
   const double margin = std::stod(layers[0].substr(margin_at + 9));
   EXPECT_GE(margin, 1.0);
+  EXPECT_EQ(string_field(layers[0], "other_kind"), runner_up) << layers[0];
+  EXPECT_EQ(string_field(layers[0], "other_kind_config"), string_field(layers[0], "runner_up_config")) << layers[0];
+  EXPECT_EQ(string_field(layers[0], "other_kind_origin"), "tuning") << layers[0];
+  EXPECT_NE(layers[0].find(R"("other_kind_ns":)"), std::string::npos) << layers[0];
+  EXPECT_EQ(layers[0].find(R"("other_kind_ns":null)"), std::string::npos) << layers[0];
 
   o = qtune("run --workloads net.json --db tuning.db --repetitions 1 --no-store");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("won by"), std::string::npos) << o.out;
   char margin_text[32];
   std::snprintf(margin_text, sizeof margin_text, "%.2fx", margin);
-  EXPECT_NE(o.out.find(cat(winner, " ", margin_text, "\n")), std::string::npos) << o.out;  // "onednn 1.31x"
+  EXPECT_NE(o.out.find(cat(winner, " ", margin_text, " ")), std::string::npos) << o.out;  // "onednn 1.31x"
+  EXPECT_NE(o.out.find("other kind/tun"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("best of qtune's kernels and the libraries per layer, this run: "), std::string::npos) << o.out;
 
   o = qtune("run --workloads net.json --repetitions 1 --json");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find(R"("won_by":null)"), std::string::npos) << o.out;
+  const auto untuned = run_layer_lines(o.out);
+  ASSERT_EQ(untuned.size(), 1u) << o.out;
+  EXPECT_EQ(string_field(untuned[0], "other_kind"), "onednn") << untuned[0];
+  EXPECT_EQ(string_field(untuned[0], "other_kind_origin"), "offered") << untuned[0];
+  EXPECT_EQ(string_field(untuned[0], "other_kind_config"), "algo=onednn;threads=1") << untuned[0];
+  EXPECT_EQ(untuned[0].find(R"("other_kind_ns":null)"), std::string::npos) << untuned[0];
 }
 
 // A database tuned with every core still applies to a process pinned to one (taskset) or with
