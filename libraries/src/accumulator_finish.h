@@ -26,10 +26,11 @@ class AccumulatorFinish {
                     std::vector<std::int32_t> b_zero_points, DType out_type, RequantParams requant,
                     std::size_t groups = 1);
 
-  // acc: rows x columns, dense; modified in place. row_sums: `groups` per row (the sums of the
-  // activations the row's dot products read, raw) or null when b_zero_points are all 0. out: row
-  // stride out_stride elements.
-  void finish(std::int32_t* acc, std::size_t rows, const std::int32_t* row_sums, void* out,
+  // Rows [first_row, end_row) of the layer. acc: the whole layer's rows x columns, dense; those rows
+  // modified in place. row_sums: `groups` per row (the sums of the activations the row's dot
+  // products read, raw) or null when b_zero_points are all 0. out: the layer's first output row,
+  // row stride out_stride elements. Ranges are independent: threads may finish one each.
+  void finish(std::int32_t* acc, std::size_t first_row, std::size_t end_row, const std::int32_t* row_sums, void* out,
               std::size_t out_stride) const;
 
   bool needs_row_sums() const { return b_zero_point_nonzero_; }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "accumulator_finish.h"
+#include "int32_sums.h"
 #include "onednn_layers.h"
 #include "onednn_support.h"
 
@@ -75,8 +76,9 @@ AccumulatorFinish make_finish(const Conv2dProblem& p, const std::int8_t* weights
       }
     }
   }
-  std::vector<std::uint32_t> pixel_class(row_of.size() * column_of.size());
-  for (std::size_t y = 0; y < row_of.size(); ++y) {
+  // One class (no padding reaches a window): no per-pixel classes to walk.
+  std::vector<std::uint32_t> pixel_class(terms.size() == oc ? 0 : row_of.size() * column_of.size());
+  for (std::size_t y = 0; y < row_of.size() && !pixel_class.empty(); ++y) {
     for (std::size_t x = 0; x < column_of.size(); ++x) {
       pixel_class[y * column_of.size() + x] = row_of[y] * static_cast<std::uint32_t>(column_patterns.size()) + column_of[x];
     }
@@ -99,52 +101,64 @@ std::vector<std::vector<std::int64_t>> window_inputs(std::int64_t outputs, std::
 }
 
 // A(pixel, group) for every output pixel: the raw activations under its window inside the image,
-// per group, from per-input-pixel group sums (one pass over the input, then one add per tap and
-// group). Needed only for weight zero points.
+// per group. Separable, in two passes of independent rows (so threads take a share of each): per
+// input row, its pixels' group sums, then each output column's sum of them along W; per output row,
+// the sum of its input rows' column sums along H (runs of OW * groups contiguous adds). A 1x1
+// window at stride 1 without padding is its pixel: one pass. Needed only for weight zero points.
 struct WindowSums {
   explicit WindowSums(const Conv2dProblem& p)
       : problem(p),
         rows(window_inputs(p.out_h(), p.in_h, p.kernel_h, p.stride_h, p.pad_top, p.dilation_h)),
-        columns(window_inputs(p.out_w(), p.in_w, p.kernel_w, p.stride_w, p.pad_left, p.dilation_w)) {}
+        columns(window_inputs(p.out_w(), p.in_w, p.kernel_w, p.stride_w, p.pad_left, p.dilation_w)),
+        row_width(static_cast<std::size_t>(p.out_w() * p.groups)),
+        one_pixel(p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+                  p.pad_bottom == 0 && p.pad_left == 0 && p.pad_right == 0) {}
 
+  // Where one_pixel: output rows [first, end) straight from the input rows.
   template <typename Activation>
-  void compute(const Activation* input, std::vector<std::int32_t>& pixel_sums, std::int32_t* sums) const {
-    const Conv2dProblem& p = problem;
-    const std::int64_t groups = p.groups, cin_g = p.in_c / groups, pixels = p.in_h * p.in_w;
-    pixel_sums.resize(static_cast<std::size_t>(pixels * groups));
-    for (std::int64_t n = 0; n < p.batch; ++n) {
-      const Activation* image = input + n * pixels * p.in_c;
-      for (std::int64_t i = 0; i < pixels; ++i) {
-        std::int32_t* out = pixel_sums.data() + i * groups;
-        const Activation* pixel = image + i * p.in_c;
-        if (cin_g == 1) {  // depthwise: the sums are the activations (a loop the compiler vectorizes)
-          for (std::int64_t g = 0; g < groups; ++g) out[g] = pixel[g];
-          continue;
-        }
-        for (std::int64_t g = 0; g < groups; ++g) {
+  void pixel_pass(const Activation* input, std::size_t first, std::size_t end, std::int32_t* sums) const {
+    const auto in_row = static_cast<std::size_t>(problem.in_w * problem.in_c), groups = static_cast<std::size_t>(problem.groups);
+    byte_row_sums(input + first * in_row, (end - first) * row_width, static_cast<std::size_t>(problem.in_c) / groups,
+                  sums + first * row_width);
+  }
+
+  // Input rows [first, end) (rows are (n, ih) pairs in order) into column_sums (row_width per row).
+  template <typename Activation>
+  void column_pass(const Activation* input, std::size_t first, std::size_t end, std::int32_t* column_sums) const {
+    const auto groups = static_cast<std::size_t>(problem.groups), in_w = static_cast<std::size_t>(problem.in_w),
+               in_c = static_cast<std::size_t>(problem.in_c);
+    thread_local std::vector<std::int32_t> pixel_sums;  // of the thread running the share
+    pixel_sums.resize(in_w * groups);
+    for (std::size_t r = first; r < end; ++r) {
+      byte_row_sums(input + r * in_w * in_c, in_w * groups, in_c / groups, pixel_sums.data());
+      std::int32_t* out = column_sums + r * row_width;
+      for (std::size_t ow = 0; ow < columns.size(); ++ow) {
+        const auto& iws = columns[ow];
+        if (groups == 1) {  // a sum in a register, not a store and reload per tap
           std::int32_t sum = 0;
-          for (std::int64_t c = 0; c < cin_g; ++c) sum += pixel[g * cin_g + c];
-          out[g] = sum;
-        }
-      }
-      std::int32_t* out = sums + n * static_cast<std::int64_t>(rows.size() * columns.size()) * groups;
-      for (const auto& ihs : rows) {
-        for (const auto& iws : columns) {
-          std::fill(out, out + groups, 0);
-          for (std::int64_t ih : ihs) {
-            for (std::int64_t iw : iws) {
-              const std::int32_t* pixel = pixel_sums.data() + (ih * p.in_w + iw) * groups;
-              for (std::int64_t g = 0; g < groups; ++g) out[g] += pixel[g];
-            }
-          }
-          out += groups;
+          for (const std::int64_t iw : iws) sum += pixel_sums[static_cast<std::size_t>(iw)];
+          out[ow] = sum;
+        } else {
+          add_int32_rows(pixel_sums.data(), iws.data(), iws.size(), groups, out + ow * groups);
         }
       }
     }
   }
 
+  // Output rows [first, end) ((n, oh) pairs) from all of column_sums, into sums (row_width per row).
+  void row_pass(const std::int32_t* column_sums, std::size_t first, std::size_t end, std::int32_t* sums) const {
+    const auto in_h = static_cast<std::size_t>(problem.in_h);
+    for (std::size_t r = first; r < end; ++r) {
+      const auto& ihs = rows[r % rows.size()];
+      add_int32_rows(column_sums + (r / rows.size()) * in_h * row_width, ihs.data(), ihs.size(), row_width,
+                     sums + r * row_width);
+    }
+  }
+
   Conv2dProblem problem;
   std::vector<std::vector<std::int64_t>> rows, columns;
+  std::size_t row_width;  // output columns x groups: one output row's sums
+  bool one_pixel;         // each window is one input pixel (pixel_pass)
 };
 
 // The weight dimensions oneDNN expects: {OC, IC, KH, KW}, or {G, OC/G, IC/G, KH, KW} when grouped.
@@ -194,21 +208,41 @@ class OnednnConv2d final : public LibraryConv2d {
                       weights_hwio) {}
 
   void run(const void* input, void* output) const override {
-    thread_local std::vector<std::int32_t> acc, sums, pixel_sums;
+    thread_local std::vector<std::int32_t> acc, sums, column_sums;
     acc.resize(rows_ * columns_);
     set_onednn_threads(threads_);
     dot_products_.execute(input, acc.data());
-    const std::int32_t* row_sums = nullptr;
+    // Pointers, not the thread_local vectors: the shares run on OpenMP's threads.
+    std::int32_t* const dot_products = acc.data();
+    std::int32_t *window_sums = nullptr, *input_column_sums = nullptr;
+    const Conv2dProblem& p = window_sums_.problem;
     if (finish_.needs_row_sums()) {
-      sums.resize(rows_ * static_cast<std::size_t>(window_sums_.problem.groups));
-      if (window_sums_.problem.a_type == DType::u8) {
-        window_sums_.compute(static_cast<const std::uint8_t*>(input), pixel_sums, sums.data());
-      } else {
-        window_sums_.compute(static_cast<const std::int8_t*>(input), pixel_sums, sums.data());
-      }
-      row_sums = sums.data();
+      sums.resize(rows_ * static_cast<std::size_t>(p.groups));
+      if (!window_sums_.one_pixel) column_sums.resize(static_cast<std::size_t>(p.batch * p.in_h) * window_sums_.row_width);
+      window_sums = sums.data();
+      input_column_sums = column_sums.data();
+      const auto column_pass = [&](std::size_t first, std::size_t end) {
+        if (p.a_type == DType::u8) {
+          window_sums_.column_pass(static_cast<const std::uint8_t*>(input), first, end, input_column_sums);
+        } else {
+          window_sums_.column_pass(static_cast<const std::int8_t*>(input), first, end, input_column_sums);
+        }
+      };
+      if (!window_sums_.one_pixel) in_thread_shares(threads_, static_cast<std::size_t>(p.batch * p.in_h), column_pass);
     }
-    finish_.finish(acc.data(), rows_, row_sums, output, columns_);
+    const auto out_w = static_cast<std::size_t>(p.out_w());
+    in_thread_shares(threads_, rows_ / out_w, [&](std::size_t first, std::size_t end) {
+      if (window_sums != nullptr && window_sums_.one_pixel) {
+        if (p.a_type == DType::u8) {
+          window_sums_.pixel_pass(static_cast<const std::uint8_t*>(input), first, end, window_sums);
+        } else {
+          window_sums_.pixel_pass(static_cast<const std::int8_t*>(input), first, end, window_sums);
+        }
+      } else if (window_sums != nullptr) {
+        window_sums_.row_pass(input_column_sums, first, end, window_sums);
+      }
+      finish_.finish(dot_products, first * out_w, end * out_w, window_sums, output, columns_);
+    });
   }
 
   const std::string& implementation() const override { return dot_products_.implementation(); }

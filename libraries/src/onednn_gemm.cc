@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "accumulator_finish.h"
+#include "int32_sums.h"
 #include "onednn_layers.h"
 #include "onednn_support.h"
 
@@ -53,23 +54,20 @@ class OnednnGemm final : public LibraryGemm {
     acc.resize(m * n);
     set_onednn_threads(threads_);
     dot_products_.execute(src, acc.data());
-    const std::int32_t* sums = nullptr;
-    if (finish_.needs_row_sums()) {
-      row_sums.resize(m);
-      for (std::size_t r = 0; r < m; ++r) {
-        std::int32_t sum = 0;
+    if (finish_.needs_row_sums()) row_sums.resize(m);
+    // Pointers, not the thread_local vectors: the shares run on OpenMP's threads.
+    std::int32_t* sums = finish_.needs_row_sums() ? row_sums.data() : nullptr;
+    std::int32_t* const dot_products = acc.data();
+    in_thread_shares(threads_, m, [&](std::size_t first, std::size_t end) {
+      if (sums != nullptr) {
         if (problem_.a_type == DType::u8) {
-          const auto* row = static_cast<const std::uint8_t*>(src) + r * k;
-          for (std::size_t i = 0; i < k; ++i) sum += row[i];
+          byte_row_sums(static_cast<const std::uint8_t*>(src) + first * k, end - first, k, sums + first);
         } else {
-          const auto* row = static_cast<const std::int8_t*>(src) + r * k;
-          for (std::size_t i = 0; i < k; ++i) sum += row[i];
+          byte_row_sums(static_cast<const std::int8_t*>(src) + first * k, end - first, k, sums + first);
         }
-        row_sums[r] = sum;
       }
-      sums = row_sums.data();
-    }
-    finish_.finish(acc.data(), m, sums, c, ldc);
+      finish_.finish(dot_products, first, end, sums, c, ldc);
+    });
   }
 
   const std::string& implementation() const override { return dot_products_.implementation(); }

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace qtune::libraries::detail {
@@ -35,5 +36,18 @@ bool exact_implementation(const std::string& implementation, DType a_type, std::
 }
 
 void set_onednn_threads(int threads) { omp_set_num_threads(threads); }
+
+void in_thread_shares(int threads, std::size_t count, const std::function<void(std::size_t, std::size_t)>& fn) {
+  const int team = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), count));
+  if (team <= 1) {
+    fn(0, count);
+    return;
+  }
+#pragma omp parallel num_threads(team)
+  {
+    const auto share = static_cast<std::size_t>(omp_get_thread_num()), shares = static_cast<std::size_t>(omp_get_num_threads());
+    fn(count * share / shares, count * (share + 1) / shares);
+  }
+}
 
 }  // namespace qtune::libraries::detail

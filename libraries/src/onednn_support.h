@@ -2,7 +2,9 @@
 // count. Internal; compiled only when oneDNN is found.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -85,5 +87,10 @@ class RawDotProducts {
 // oneDNN fixes a primitive's parallelization when it is created, from the OpenMP thread count in
 // force then, and runs on the calling thread's count: set before creating and before each run.
 void set_onednn_threads(int threads);
+
+// fn(first, end) over `count` items in equal contiguous shares, one per thread of an OpenMP team of
+// up to `threads`: qtune's side of a library layer (row sums, zero-point terms, requantization) on
+// the workers oneDNN ran on, so that it scales with the layer's thread budget as the library does.
+void in_thread_shares(int threads, std::size_t count, const std::function<void(std::size_t, std::size_t)>& fn);
 
 }  // namespace qtune::libraries::detail

@@ -1,13 +1,10 @@
 #include "platform/strided_rows.h"
 
+#include "qtune/kernels/target_clones.h"
+
 namespace qtune::detail {
 
 // Both loops are kept out of line (an ifunc picks the clone at load time), vectorized by GCC.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define QTUNE_CLONED_FOR_AVX512 __attribute__((target_clones("avx512f", "default")))
-#else
-#define QTUNE_CLONED_FOR_AVX512
-#endif
 
 QTUNE_CLONED_FOR_AVX512
 void fill_strided_rows(const std::uint8_t** rows, const std::uint8_t* first, std::size_t stride, std::size_t count) {
