@@ -10,6 +10,7 @@
 #include "cluster_option.h"
 #include "qtune/kernels/build_info.h"
 #include "qtune/kernels/cpu_features.h"
+#include "qtune/libraries/library_registry.h"
 
 namespace {
 
@@ -69,6 +70,10 @@ int main(int argc, char** argv) {
       }
     }
     if (const std::string& why = qtune::cpu_features().isa_restriction_error; !why.empty()) {
+      std::cerr << "qtune: " << why << "\n";
+      return 2;
+    }
+    if (const std::string why = qtune::libraries::library_restriction_error(); !why.empty()) {
       std::cerr << "qtune: " << why << "\n";
       return 2;
     }

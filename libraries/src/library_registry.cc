@@ -1,8 +1,10 @@
 #include "qtune/libraries/library_registry.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include "qtune/kernels/cpu_features.h"
 
@@ -19,7 +21,40 @@ std::set<std::string, std::less<>>& hidden() {
   return names;
 }
 
+// QTUNE_LIBRARIES, read once.
+struct Restriction {
+  bool restricted = false;
+  std::set<std::string, std::less<>> allowed;
+  std::string text, error;
+};
+
+const Restriction& restriction() {
+  static const Restriction r = [] {
+    Restriction out;
+    const char* env = std::getenv("QTUNE_LIBRARIES");
+    if (env == nullptr || *env == '\0') return out;
+    out.restricted = true;
+    out.text = env;
+    if (out.text == "none") return out;
+    std::stringstream list(out.text);
+    const auto& known = known_libraries();
+    for (std::string name; std::getline(list, name, ',');) {
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        std::string names;
+        for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+        out.error = "QTUNE_LIBRARIES: unknown library '" + name + "' (known: " + names + ", or none)";
+        break;
+      }
+      out.allowed.insert(name);
+    }
+    return out;
+  }();
+  return r;
+}
+
 }  // namespace
+
+std::string library_restriction_error() { return restriction().error; }
 
 const std::vector<std::string>& known_libraries() {
   static const std::vector<std::string> names = {"onednn"};
@@ -41,6 +76,9 @@ std::string library_unavailable(std::string_view name) {
   const auto& compiled = compiled_libraries();
   if (std::find(compiled.begin(), compiled.end(), name) == compiled.end()) {
     return "library " + std::string(name) + " is not compiled into this build";
+  }
+  if (const Restriction& r = restriction(); r.restricted && r.allowed.count(name) == 0) {
+    return "library " + std::string(name) + " is left out by QTUNE_LIBRARIES=" + r.text;
   }
   {
     std::lock_guard<std::mutex> lock(hidden_mutex());

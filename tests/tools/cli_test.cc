@@ -218,6 +218,35 @@ TEST_F(Cli, RunSaysWhichKindOfCandidateWonEachLayer) {
   EXPECT_EQ(untuned[0].find(R"("other_kind_ns":null)"), std::string::npos) << untuned[0];
 }
 
+// QTUNE_LIBRARIES restricts the libraries a process may use, as QTUNE_ISAS the instruction sets:
+// with none, the tuner offers no library configuration and qtune run has no other kind to time; a
+// name qtune does not know stops every command.
+TEST_F(Cli, QtuneLibrariesLeavesLibrariesOut) {
+  Outcome o = qtune("targets", "QTUNE_LIBRARIES=none");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("libraries usable here: none"), std::string::npos) << o.out;
+  if (qtune("targets").out.find("libraries compiled in: onednn") != std::string::npos) {
+    EXPECT_NE(o.out.find("onednn: library onednn is left out by QTUNE_LIBRARIES=none"), std::string::npos) << o.out;
+  }
+  o = qtune("targets", "QTUNE_LIBRARIES=onednn,mkl");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("QTUNE_LIBRARIES: unknown library 'mkl' (known: onednn, or none)"), std::string::npos) << o.err;
+
+  o = qtune("tune --db tuning.db --op gemm --m 16 --n 24 --k 40 --trials 2 --confirm 0 --quiet", "QTUNE_LIBRARIES=none");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  o = qtune("export --db tuning.db --all");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("isa="), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("algo=onednn"), std::string::npos) << "no library measured: " << o.out;
+  write_workloads("net.json", false);
+  o = qtune("run --workloads net.json --db tuning.db --repetitions 1 --no-store --json", "QTUNE_LIBRARIES=none");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto layers = run_layer_lines(o.out);
+  ASSERT_EQ(layers.size(), 1u) << o.out;
+  EXPECT_EQ(string_field(layers[0], "computed_by"), "qtune") << layers[0];
+  EXPECT_NE(layers[0].find(R"("other_kind":null)"), std::string::npos) << layers[0];
+}
+
 // A database tuned with every core still applies to a process pinned to one (taskset) or with
 // fewer instruction sets (QTUNE_ISAS): the nearest compatible target, named once; code of an
 // instruction set the process cannot run is never chosen.
