@@ -40,7 +40,8 @@ fi
 
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  # Not grep -q at the end of a pipe: under pipefail its early exit can fail the pipe (SIGPIPE).
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" > /dev/null; then
     missing+=("$p")
   fi
 done
@@ -49,7 +50,7 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo_cmd=()
   if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-  if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -x arm64 > /dev/null; then
     "${sudo_cmd[@]}" dpkg --add-architecture arm64
   fi
   "${sudo_cmd[@]}" apt-get update -qq

@@ -57,7 +57,7 @@ fi
 [ -x "$qtune" ] || fail "--qtune: '$qtune' is not an executable (build it, or give --qtune PATH)"
 array=${array:-0-$((shards - 1))}
 
-"$qtune" tune --help | grep -q -- '--shard' || fail "'$qtune' has no 'tune --shard' (an older build?)"
+"$qtune" tune --help | grep -- '--shard' > /dev/null || fail "'$qtune' has no 'tune --shard' (an older build?)"
 
 # The jobs read these from their environment (sbatch --export=ALL); they run elsewhere, so every
 # path is absolute.
