@@ -172,12 +172,23 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
   }
   if (threads > 1 && s.m >= threads * s.mr) {
     // Equal shares: a task count that is a multiple of the thread count (3 blocks on 2 threads
-    // would leave one thread idle a third of the time).
+    // would leave one thread idle a third of the time), in blocks of whole tiles. Of the two
+    // nearest such counts (at or above the blocking's, one step below) the one whose busiest
+    // thread has the fewest tiles: InceptionV3's 17x17 layers (58 tiles of 5 rows, mc 128) in
+    // 4 blocks of 15 tiles left one thread 30 tiles and the other 28, in 2 blocks of 29 none
+    // idle (4-5% faster at 2 threads on AMD EPYC).
     const std::size_t blocks = ceil_div(s.m, s.mc) * ceil_div(s.n, s.nc);
     if (blocks % threads != 0) {
       const std::size_t n_blocks = ceil_div(s.n, s.nc);
-      const std::size_t m_blocks = round_up(ceil_div(s.m, s.mc), threads / std::gcd(threads, n_blocks));
-      s.mc = std::max(s.mr, round_up(ceil_div(s.m, m_blocks), s.mr));
+      const std::size_t step = threads / std::gcd(threads, n_blocks);
+      const std::size_t tiles = ceil_div(s.m, s.mr);
+      const auto busiest = [&](std::size_t m_blocks) {
+        const std::size_t block_tiles = ceil_div(tiles, m_blocks);
+        return ceil_div(ceil_div(tiles, block_tiles) * n_blocks, threads) * block_tiles;
+      };
+      std::size_t m_blocks = round_up(ceil_div(s.m, s.mc), step);
+      if (m_blocks > step && busiest(m_blocks - step) < busiest(m_blocks)) m_blocks -= step;
+      s.mc = std::max(s.mr, ceil_div(tiles, m_blocks) * s.mr);
     }
   }
   s.tasks_m = ceil_div(s.m, s.mc);
