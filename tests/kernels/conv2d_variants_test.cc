@@ -275,12 +275,15 @@ TEST_P(Conv2dIsaTest, ImplicitWindowTermsInSharesMatchReference) {
   }
 }
 
-// Several threads split the work differently; the result must not change.
+// Several threads split the work differently; the result must not change. Depthwise takes one
+// task per thread below 32 output rows per thread (22 rows here) and four above (80 rows of the
+// tall shape), rows of an image and of two images in one task.
 TEST_P(Conv2dIsaTest, ThreadsMatchReference) {
   const Isa isa = GetParam();
   const Shape general{2, 11, 10, 24, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
   const Shape depthwise{2, 11, 10, 24, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24};
-  for (const Shape& s : {general, depthwise}) {
+  const Shape tall_depthwise{2, 80, 5, 16, 16, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 16};
+  for (const Shape& s : {general, depthwise, tall_depthwise}) {
     const Conv2dProblem p = make_problem(s, quant_kinds()[0], 9);
     for (ConvAlgo algo : {ConvAlgo::im2col, ConvAlgo::indirect, ConvAlgo::implicit, ConvAlgo::depthwise}) {
       Conv2dConfig c = conv2d_default_config(p);
