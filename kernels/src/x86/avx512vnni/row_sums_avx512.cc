@@ -123,7 +123,7 @@ template <bool Flip>
 void row_sums_short(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
                     std::int32_t* row_terms) {
   const __m256i flips = _mm256_set1_epi8(static_cast<char>(flip));
-  const __mmask32 bytes = k_bytes == kShortRowBytes ? ~__mmask32{0} : (__mmask32{1} << k_bytes) - 1;
+  const __mmask32 bytes = RowChunks(k_bytes).short_tail;  // k_bytes <= 32: no whole chunk
   // Bytes past the row are never read and count as 0 (the masked load leaves `flip` there, which
   // the xor clears).
   const auto partials = [&](const std::uint8_t* row) {
