@@ -2,7 +2,9 @@
 // 1 and 2 threads (split over M and over N), strided A and C with canaries, repeated runs (scratch
 // reuse), K = 4096, concurrent run() calls on one operator, and A given as an indirection table
 // (the convolution path) - all bit-exact with gemm_reference.
+#include <random>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "kernels/gemm_tester.h"
@@ -188,6 +190,102 @@ TEST(GemmIndirect, IndirectionTableMatchesDenseReference) {
                                got.data(), d.ldc),
                    std::invalid_argument);
     }
+  }
+}
+
+// The span of each panel of rows (GemmASource::live_panels): from the least first to the greatest
+// end over the rows with any live segment, {0, 1} where none has one, the last panel short.
+TEST(GemmLiveSegments, PanelSpansAreTheUnionOfTheirRows) {
+  using Range = detail::GemmASource::SegmentRange;
+  const std::vector<Range> rows = {{2, 5}, {1, 3}, {0, 0}, {4, 4}, {3, 1}, {6, 7}, {0, 7}};
+  EXPECT_EQ(detail::panel_live_spans(rows.data(), rows.size(), 2).size(), 4u);
+  const auto spans = detail::panel_live_spans(rows.data(), rows.size(), 3);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].first, 1);  // rows 0-1 live, row 2 has nothing
+  EXPECT_EQ(spans[0].end, 5);
+  EXPECT_EQ(spans[1].first, 6);  // rows 3-4 have nothing live (first >= end), row 5 does
+  EXPECT_EQ(spans[1].end, 7);
+  EXPECT_EQ(spans[2].first, 0);  // the short last panel
+  EXPECT_EQ(spans[2].end, 7);
+  const auto dead = detail::panel_live_spans(rows.data() + 2, 3, 3);  // no row of the panel is live
+  EXPECT_EQ(dead[0].first, 0);
+  EXPECT_EQ(dead[0].end, 1);
+}
+
+// A segmented A whose dead segments hold the zero point 0, as a padded convolution gives the
+// engine: the same result with the rows' live ranges, with the caller's panel spans, and with
+// spans made for another tile height (which the engine must ignore and work out itself).
+TEST(GemmLiveSegments, CallerPanelSpansMatchTheEnginesOwn) {
+  constexpr std::size_t segments = 5, segment_bytes = 12, rows = 37, pixel_rows = 64;
+  using Range = detail::GemmASource::SegmentRange;
+  int ran = 0;
+  for (const auto& uk : gemm_microkernels()) {
+    if (!cpu_features().usable(uk.isa) || !microkernel_reads_a_in_place(uk)) continue;
+    if (detail::find_gemm_ukernel(uk.isa, uk.mr, uk.nr)->fn_segments == nullptr) continue;
+    SCOPED_TRACE(uk.name);
+    GemmCase t;
+    t.m = rows;
+    t.n = uk.nr + 5;
+    t.k = static_cast<std::int64_t>(segments * segment_bytes);
+    t.a_zero_point_nonzero = false;  // dead bytes read as 0
+    t.b_zero_points = ZeroPoints::per_tensor;
+    t.out_type = DType::u8;
+    GemmData d = make_gemm_data(t);
+    ASSERT_EQ(d.problem.a_zero_point, 0);
+    // Row r's segment s is pixel row (offset_r + s) of a buffer; rows outside its live range read
+    // zero rows.
+    std::mt19937 rng(11);
+    std::vector<std::uint8_t> buffer(pixel_rows * segment_bytes);
+    for (auto& v : buffer) v = static_cast<std::uint8_t>(rng());
+    std::vector<std::size_t> offsets(rows);
+    std::vector<Range> live(rows);
+    std::vector<std::uint8_t> dense(rows * segments * segment_bytes, 0);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const auto first = static_cast<std::uint16_t>(rng() % segments);
+      const auto end = static_cast<std::uint16_t>(r % 7 == 3 ? first : first + 1 + rng() % (segments - first));
+      live[r] = {first, end};
+      offsets[r] = (r % (pixel_rows - segments)) * segment_bytes;
+    }
+    // The live segments' bytes stay, the dead ones become 0 (in the buffer a row reads: each row
+    // gets its own stretch of it, so that one row's dead segment is no other's live one).
+    std::vector<std::uint8_t> a(rows * segments * segment_bytes);
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t s = 0; s < segments; ++s) {
+        const bool is_live = s >= live[r].first && s < live[r].end;
+        for (std::size_t b = 0; b < segment_bytes; ++b) {
+          const std::uint8_t v = is_live ? buffer[offsets[r] + s * segment_bytes + b] : 0;
+          a[(r * segments + s) * segment_bytes + b] = v;
+          dense[(r * segments + s) * segment_bytes + b] = v;
+        }
+      }
+      offsets[r] = r * segments * segment_bytes;
+    }
+    GemmConfig config = config_for(uk, false, true);
+    config.kc = static_cast<int>(segment_bytes);
+    ASSERT_EQ(detail::GemmEngine::check_segmented(config, segment_bytes), "");
+    std::vector<std::uint8_t> expected(rows * static_cast<std::size_t>(t.n));
+    gemm_reference(d.problem, dense.data(), segments * segment_bytes, d.b.data(), d.ldb, d.bias.data(), expected.data(),
+                   d.ldc);
+    const auto source = detail::GemmASource::dense_segments(a.data(), offsets.data(), segment_bytes);
+    const auto own_height = detail::panel_live_spans(live.data(), rows, static_cast<std::size_t>(uk.mr));
+    const auto other_height = detail::panel_live_spans(live.data(), rows, static_cast<std::size_t>(uk.mr) + 1);
+    for (int threads : {1, 2}) {
+      config.threads = threads;
+      detail::GemmEngine engine(d.problem, config, d.b.data(), d.ldb, d.bias.data());
+      for (const auto& [name, panels, height] :
+           {std::tuple{"engine's own spans", static_cast<const Range*>(nullptr), std::size_t{0}},
+            std::tuple{"caller's spans", own_height.data(), static_cast<std::size_t>(uk.mr)},
+            std::tuple{"spans of another height", other_height.data(), static_cast<std::size_t>(uk.mr) + 1}}) {
+        SCOPED_TRACE(std::string(name) + ", threads " + std::to_string(threads));
+        std::vector<std::uint8_t> got(expected.size(), 0xA5);
+        engine.run(source.with_live_segments(live.data(), 0, panels, height), got.data(), d.ldc);
+        EXPECT_EQ(got, expected);
+      }
+    }
+    ++ran;
+  }
+  if (cpu_features().usable(Isa::avx512vnni)) {
+    EXPECT_GT(ran, 0);
   }
 }
 

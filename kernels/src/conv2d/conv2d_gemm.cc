@@ -251,6 +251,9 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
         for (std::int64_t oh = 0; oh < oh_n; ++oh) live_segments_.insert(live_segments_.end(), ow_n, by_oh[static_cast<std::size_t>(oh)]);
       }
     }
+    if (!live_segments_.empty()) {
+      live_panels_ = panel_live_spans(live_segments_.data(), live_segments_.size(), static_cast<std::size_t>(engine_config.mr));
+    }
   }
   // im2col rows are K bytes padded to whole 4-byte groups with the zero point, and the weights
   // get as many zero rows: (za - za) * (0 - zb) adds nothing, and no microkernel meets a ragged
@@ -364,7 +367,8 @@ void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) con
 
   GemmASource source = GemmASource::dense_segments(padded_ ? padded_input : input, row_offsets_.data(), segment_stride_);
   if (!live_segments_.empty()) {
-    source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(p.a_zero_point));
+    source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(p.a_zero_point),
+                                       live_panels_.data(), static_cast<std::size_t>(engines_[0]->config().mr));
   }
   if (window_terms_) source = source.with_row_terms(row_terms);
   const auto ldc = static_cast<std::size_t>(p.out_c);

@@ -107,6 +107,7 @@ class GemmConv {
   // implicit with padding above or below: per GEMM row, the kernel rows that fall inside the image
   // (GemmASource::live_segments); the engine skips the others where the zero point reads as zero.
   std::vector<GemmASource::SegmentRange> live_segments_;
+  std::vector<GemmASource::SegmentRange> live_panels_;  // their spans per M panel of the engine's tiles
   // implicit_columns_first(): GEMM row m is output pixel pixel_of_row_[m] (NHWC order).
   bool columns_first_ = false;
   std::vector<std::uint32_t> pixel_of_row_;

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <numeric>
 #include <optional>
@@ -295,6 +296,26 @@ void GemmEngine::run(const GemmASource& a, void* c, std::size_t ldc) const {
                                     [&](std::size_t task, int) { s.run_task(a, task, c_bytes, ldc); });
 }
 
+void panel_live_spans(const GemmASource::SegmentRange* ranges, std::size_t m, std::size_t panel_rows,
+                      GemmASource::SegmentRange* spans) {
+  for (std::size_t first_row = 0, p = 0; first_row < m; first_row += panel_rows, ++p) {
+    std::uint16_t first = std::numeric_limits<std::uint16_t>::max(), end = 0;
+    for (std::size_t i = first_row; i < std::min(m, first_row + panel_rows); ++i) {
+      if (ranges[i].first >= ranges[i].end) continue;
+      first = std::min(first, ranges[i].first);
+      end = std::max(end, ranges[i].end);
+    }
+    spans[p] = first < end ? GemmASource::SegmentRange{first, end} : GemmASource::SegmentRange{0, 1};
+  }
+}
+
+std::vector<GemmASource::SegmentRange> panel_live_spans(const GemmASource::SegmentRange* ranges, std::size_t m,
+                                                        std::size_t panel_rows) {
+  std::vector<GemmASource::SegmentRange> spans(ceil_div(m, panel_rows));
+  panel_live_spans(ranges, m, panel_rows, spans.data());
+  return spans;
+}
+
 // Row pointers (s.rows[0..row_count)) to bytes [k0, k0 + k_bytes) of rows m0...: straight into a
 // dense A, or gathered from the indirection table into s.staging.
 void GemmEngine::State::gather_rows(const GemmASource& a, std::size_t m0, std::size_t row_count, std::size_t k0,
@@ -386,21 +407,21 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
   if (in_place && zb_nonzero && blocks > 1) sum_rows(0, rows_m);
   // Live segments (GemmASource::live_segments): each M panel runs the span of its rows' live
   // segments, from rows and B advanced to the span's first segment.
+  // (m0 is a multiple of mr: the task's panels are panels m0 / mr... of the whole of M.)
   const bool spans = segments_in_kernel && a.live_segments != nullptr && (a.dead_byte ^ flip) == 0;
+  const GemmASource::SegmentRange* panel_spans = nullptr;
   if (spans) {
-    s.panel_spans.resize(m_panels);
+    if (a.live_panels != nullptr && a.live_panel_rows == mr) {
+      panel_spans = a.live_panels + m0 / mr;
+    } else {
+      s.panel_spans.resize(m_panels);
+      panel_live_spans(a.live_segments + m0, rows_m, mr, s.panel_spans.data());
+      panel_spans = s.panel_spans.data();
+    }
     s.live_rows.resize(m_panels * mr);
     for (std::size_t mp = 0; mp < m_panels; ++mp) {
-      std::size_t first = k_blocks, end = 0;
-      for (std::size_t i = mp * mr; i < std::min(rows_m, (mp + 1) * mr); ++i) {
-        const GemmASource::SegmentRange live = a.live_segments[m0 + i];
-        if (live.first >= live.end) continue;
-        first = std::min<std::size_t>(first, live.first);
-        end = std::max<std::size_t>(end, live.end);
-      }
-      if (first >= end) first = 0, end = 1;  // rows with nothing live: one dead segment adds nothing
-      s.panel_spans[mp] = {static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(end)};
-      for (std::size_t i = mp * mr; i < (mp + 1) * mr; ++i) s.live_rows[i] = s.rows[i] + first * a.segment_stride;
+      const std::size_t offset = panel_spans[mp].first * a.segment_stride;
+      for (std::size_t i = mp * mr; i < (mp + 1) * mr; ++i) s.live_rows[i] = s.rows[i] + offset;
     }
   }
   const bool sums_rows_ahead = in_place && zb_nonzero && blocks == 1;
@@ -413,10 +434,9 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
   const auto panels_of_call = [&](std::size_t mp) {
     const std::size_t limit = std::min(panels_per_call, m_panels - mp);
     if (!spans) return limit;
-    const GemmASource::SegmentRange span = s.panel_spans[mp];
+    const GemmASource::SegmentRange span = panel_spans[mp];
     std::size_t panels = 1;
-    while (panels < limit && s.panel_spans[mp + panels].first == span.first &&
-           s.panel_spans[mp + panels].end == span.end) {
+    while (panels < limit && panel_spans[mp + panels].first == span.first && panel_spans[mp + panels].end == span.end) {
       ++panels;
     }
     return panels;
@@ -470,7 +490,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
           sum_rows(first, count);
         }
         if (spans) {
-          const GemmASource::SegmentRange span = s.panel_spans[mp];
+          const GemmASource::SegmentRange span = panel_spans[mp];
           args.a_rows = s.live_rows.data() + mp * mr;
           args.a_segments = span.end - span.first;
           args.k_groups = args.a_segments * kc_groups;
