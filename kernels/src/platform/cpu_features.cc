@@ -13,6 +13,7 @@
 #include "platform/arm_midr.h"
 #include "platform/cpu_clusters.h"
 #include "platform/emulation.h"
+#include "platform/x86_cache_leaves.h"
 #include "x86/amx_model/amx_tile_model.h"
 
 #if defined(__x86_64__)
@@ -81,7 +82,10 @@ void detect_x86(CpuFeatures& f) {
       std::memcpy(brand + 16 * i, &r, 16);
     }
     f.model = brand;
+    // Brand strings are padded with spaces, leading (older Intel) or trailing (some guests):
+    // neither belongs in a target key.
     f.model.erase(0, f.model.find_first_not_of(' '));
+    f.model.erase(f.model.find_last_not_of(' ') + 1);
   }
   const unsigned max_leaf = cpuid(0, 0).eax;
   const Regs l1 = cpuid(1, 0);
@@ -207,6 +211,12 @@ CpuFeatures detect() {
   if (f.emulated()) f.model += " [emulated]";
   f.logical_cores = affinity_cores();
   read_cache_sizes(f);
+  if (f.l1d_bytes == 0 && f.l2_bytes == 0) {
+    const detail::CacheSizes cpuid = detail::cpuid_cache_sizes();
+    f.l1d_bytes = cpuid.l1d;
+    f.l2_bytes = cpuid.l2;
+    if (f.l3_bytes == 0) f.l3_bytes = cpuid.l3;
+  }
   read_isa_restriction(f);
   return f;
 }
