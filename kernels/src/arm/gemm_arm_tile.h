@@ -112,6 +112,7 @@ struct ArmGemmTile {
   }
 
   // acc += col_term[n] (+ row_term[m] * zb[n] when some zb != 0), wrapping like the reference.
+  // Per-tensor weights: the row terms come multiplied by the one zb (GemmUkernelArgs::zb_uniform).
   static void add_zero_point_terms(Rows& rows, const GemmUkernelArgs& args) {
     int32x4_t col[kVecs], zb[kVecs];
     for (int j = 0; j < kVecs; ++j) col[j] = vld1q_s32(args.col_terms + 4 * j);
@@ -119,6 +120,13 @@ struct ArmGemmTile {
       for (int j = 0; j < kVecs; ++j) rows.v[i][j] = vaddq_s32(rows.v[i][j], col[j]);
     }
     if (args.row_terms == nullptr) return;
+    if (args.zb_uniform) {
+      for (std::size_t i = 0; i < std::min<std::size_t>(args.rows, kMr); ++i) {
+        const int32x4_t term = vdupq_n_s32(args.row_terms[i]);
+        for (int j = 0; j < kVecs; ++j) rows.v[i][j] = vaddq_s32(rows.v[i][j], term);
+      }
+      return;
+    }
     for (int j = 0; j < kVecs; ++j) zb[j] = vld1q_s32(args.col_zb + 4 * j);
     for (std::size_t i = 0; i < std::min<std::size_t>(args.rows, kMr); ++i) {
       for (int j = 0; j < kVecs; ++j) rows.v[i][j] = vmlaq_n_s32(rows.v[i][j], zb[j], args.row_terms[i]);

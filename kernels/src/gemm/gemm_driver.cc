@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "gemm/gemm_pack.h"
+#include "gemm/row_term_scaling.h"
 #include "platform/isa_table.h"
 #include "platform/strided_rows.h"
 #include "platform/thread_pool.h"
@@ -97,6 +98,10 @@ struct GemmEngine::State {
   std::size_t panel_bytes = 0, packed_bytes = 0;
   std::unique_ptr<std::uint8_t, AlignedFree> packed_b;
   bool zb_nonzero = false;
+  // One weight zero point for every column (per-tensor weights): the row terms handed to the
+  // microkernels are then already multiplied by it (GemmUkernelArgs::zb_uniform).
+  bool zb_uniform = false;
+  std::int32_t zb_all = 0;
   bool fold_centred_origin = false;  // the column terms hold X0 less (centred_origin_foldable)
   bool separate = false;  // u8/s8 output through the int32 buffer and the requantize kernel
   std::uint8_t flip = 0;
@@ -196,6 +201,8 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
   s.tasks_n = ceil_div(s.n, s.nc);
 
   s.zb_nonzero = problem.b_zero_point_nonzero();
+  s.zb_uniform = problem.b_zero_points.size() == 1;
+  s.zb_all = problem.b_zero_points.front();
   s.flip = packed_a_flip(*s.uk, problem);
   s.separate = problem.out_type != DType::s32 && !config.fuse_requant;
   s.output = problem.out_type == DType::s32 || s.separate ? UkernelOutput::s32
@@ -370,10 +377,14 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
   const std::size_t partial_stride = n_panels * nr_stride;
   if (use_partial) s.partial.resize(m_panels * mr * partial_stride);
   if (separate) s.result.resize(rows_m * cols_n);
-  if (zb_nonzero) s.row_terms.assign(m_panels * mr, 0);
+  const bool in_place = !config.pack_a;
+  // Row terms given by the caller are copied over every row that is read (the microkernels read
+  // only the valid rows of a panel); summed ones accumulate from 0.
+  const bool copies_row_terms = in_place && a.row_terms != nullptr;
+  if (zb_nonzero && copies_row_terms) s.row_terms.resize(m_panels * mr);
+  if (zb_nonzero && !copies_row_terms) s.row_terms.assign(m_panels * mr, 0);
   s.rows.resize(std::max(mr, m_panels * mr));
 
-  const bool in_place = !config.pack_a;
   if (in_place) {
     // Row pointers for every M panel at k = 0; rows past M repeat the last valid row.
     // (Two loops without a min per row: this table is as long as the layer's M, 12544 rows for
@@ -385,20 +396,33 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
     }
     for (std::size_t i = rows_m; i < m_panels * mr; ++i) s.rows[i] = s.rows[rows_m - 1];
   }
+  // Per-tensor weights (GemmUkernelArgs::zb_uniform): the microkernels take each row's whole term,
+  // -rowsum(A') * zb, once the row's sums are complete.
+  const auto scale_terms = [&](std::size_t first, std::size_t count) {
+    if (zb_uniform) scale_row_terms(s.row_terms.data() + first, s.row_terms.data() + first, count, zb_all);
+  };
   // The row terms of rows [first, first + count) of the task, segment by segment where A is.
   const auto sum_rows = [&](std::size_t first, std::size_t count) {
-    if (a.row_terms != nullptr) {
-      std::copy_n(a.row_terms + m0 + first, count, s.row_terms.data() + first);
+    if (copies_row_terms) {
+      const std::int32_t* given = a.row_terms + m0 + first;
+      std::int32_t* terms = s.row_terms.data() + first;
+      if (zb_uniform) {
+        scale_row_terms(terms, given, count, zb_all);
+      } else {
+        std::copy_n(given, count, terms);
+      }
       return;
     }
     if (!a.is_segmented()) {
-      return accumulate_a_row_terms(uk->a_format, flip, s.rows.data() + first, count, k, s.row_terms.data() + first);
+      accumulate_a_row_terms(uk->a_format, flip, s.rows.data() + first, count, k, s.row_terms.data() + first);
+      return scale_terms(first, count);
     }
     s.segment_rows.resize(count);
     for (std::size_t kb = 0; kb < k_blocks; ++kb) {
       for (std::size_t i = 0; i < count; ++i) s.segment_rows[i] = s.rows[first + i] + kb * a.segment_stride;
       accumulate_a_row_terms(uk->a_format, flip, s.segment_rows.data(), count, segment_bytes, s.row_terms.data() + first);
     }
+    scale_terms(first, count);
   };
   // With several K blocks per tile the row terms need every block's bytes: one pass over the rows
   // first. With one, the row terms of a group of panels of at least 16 rows (the vector row-sum
@@ -456,6 +480,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
         pack_a_panel(*uk, problem.a_type, s.rows.data(), count, k_bytes, groups, s.a_panels.data() + mp * a_panel_bytes,
                      zb_nonzero ? s.row_terms.data() + mp * mr : nullptr);
       }
+      if (zb_nonzero && kb + 1 == blocks) scale_terms(0, rows_m);
     }
     for (std::size_t np = 0; np < n_panels; ++np) {
       const std::uint8_t* panel = packed_b.get() + (n0 / nr + np) * panel_bytes;
@@ -470,8 +495,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       args.partial_stride = partial_stride;
       args.col_terms = col_terms;
       args.col_zb = zb_nonzero ? col_terms + nr_stride : nullptr;
-      args.zb_uniform = problem.b_zero_points.size() == 1;
-      args.zb_all = problem.b_zero_points.front();
+      args.zb_uniform = zb_uniform;
       args.output = output;
       args.plan = plan ? &plan_constants : nullptr;
       args.channel = n0 + np * nr;

@@ -282,13 +282,13 @@ struct GemmTileKernel {
   // start from it (tile-register families), wrapping. The row terms come first, so that the
   // symmetric-weights path ends in straight-line code: with the branch last, the register
   // allocator spilled the whole tile at the join. Per-tensor weights (TFLite's uint8 models) have
-  // one zb: one scalar product and broadcast per row instead of a vpmulld per vector.
+  // one zb, by which the driver has multiplied the row terms: one broadcast per row instead of a
+  // vpmulld per vector.
   static void add_zero_point_terms(Tile& t, const GemmUkernelArgs& args) {
     if (args.row_terms != nullptr && args.zb_uniform) {
       QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
         if (static_cast<std::size_t>(i) >= args.rows) break;
-        const auto term = static_cast<std::uint32_t>(args.row_terms[i]) * static_cast<std::uint32_t>(args.zb_all);
-        const Acc row = T::set1(static_cast<std::int32_t>(term));  // wrapping, like the accumulators
+        const Acc row = T::set1(args.row_terms[i]);
         QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::add(t.acc[i][v], row);
       }
     } else if (args.row_terms != nullptr) {
