@@ -113,8 +113,8 @@ struct GemmUkernelArgs {
   const std::int32_t* row_terms = nullptr;  // `rows` values -rowsum(A'); null when every zb == 0
   // Per-tensor weights: every column's zb is the same, and row_terms hold each row's whole term,
   // -rowsum(A') * zb (wrapping), added as it is to every column: one broadcast and add per row
-  // vector. (As a product in the epilogue, a load, multiply and move to a vector register per row
-  // were a tenth of an 8x16 tile's time at K = 32.)
+  // vector. (With the product in the epilogue, a load, multiply and move to a vector register per
+  // row, MobileNetV2's 112x112x32 -> 16 projection, an 8x16 tile at K = 32, took 5% longer.)
   bool zb_uniform = false;
   UkernelOutput output = UkernelOutput::s32;
   void* c = nullptr;                        // first element of the tile
