@@ -70,4 +70,4 @@ std::string command_help(const Command& command);
 #define QTUNE_CLI_CONCAT2(a, b) a##b
 #define QTUNE_CLI_CONCAT(a, b) QTUNE_CLI_CONCAT2(a, b)
 #define QTUNE_COMMAND(...) \
-  static const ::qtune::cli::Registrar QTUNE_CLI_CONCAT(qtune_command_, __LINE__)(::qtune::cli::Command{__VA_ARGS__})
+  static const ::qtune::cli::Registrar QTUNE_CLI_CONCAT(qtune_command_, __COUNTER__)(::qtune::cli::Command{__VA_ARGS__})

@@ -25,10 +25,6 @@ std::string raw_number(double v) {
   return buffer;
 }
 
-std::optional<double> gops_of(const std::optional<ConfigTiming>& t) {
-  return t ? std::optional<double>(t->gops) : std::nullopt;
-}
-
 // A table cell whose sort key is `sort_value` (a number, or text).
 std::string td(const std::string& text, const std::string& sort_value, bool numeric, const std::string& title = "") {
   std::string out = "<td";

@@ -45,10 +45,6 @@ void header(std::ostream& out, const std::vector<std::string>& names, const std:
   out << "\n";
 }
 
-std::optional<double> gops_of(const std::optional<ConfigTiming>& t) {
-  return t ? std::optional<double>(t->gops) : std::nullopt;
-}
-
 void focus_section(std::ostream& out, const ReportData& data) {
   const FocusLayer& f = *data.focus;
   const LayerReport& layer = data.layers[f.layer];

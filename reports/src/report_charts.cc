@@ -9,10 +9,6 @@ namespace qtune::reports {
 
 namespace {
 
-std::optional<double> gops_of(const std::optional<ConfigTiming>& t) {
-  return t ? std::optional<double>(t->gops) : std::nullopt;
-}
-
 // A stable colour per strategy name, so the same strategy looks the same in every chart.
 std::string strategy_color(const std::string& strategy) {
   if (strategy == "model") return "#0072B2";

@@ -13,7 +13,7 @@ namespace qtune::reports::svg {
 namespace {
 
 constexpr double kCellWidth = 78, kCellHeight = 36;
-constexpr double kMarginLeft = 104, kMarginTop = 52, kMarginBottom = 64, kScaleWidth = 110;
+constexpr double kMapMarginLeft = 104, kMapMarginTop = 52, kMapMarginBottom = 64, kScaleWidth = 110;
 constexpr int kScaleSteps = 12;
 
 struct Rgb {
@@ -63,17 +63,17 @@ std::string render_heat_map(const HeatMap& map) {
 
   const double grid_width = std::max(1.0, static_cast<double>(map.columns.size())) * kCellWidth;
   const double grid_height = std::max(1.0, static_cast<double>(map.rows.size())) * kCellHeight;
-  const double width = std::max(kMarginLeft + grid_width + kScaleWidth, 420.0);
-  const double height = kMarginTop + std::max(grid_height, 150.0) + kMarginBottom;
+  const double width = std::max(kMapMarginLeft + grid_width + kScaleWidth, 420.0);
+  const double height = kMapMarginTop + std::max(grid_height, 150.0) + kMapMarginBottom;
   SvgWriter svg(width, height, map.title);
   draw_title(svg, 12, 22, map.title);
 
   for (std::size_t r = 0; r < map.rows.size(); ++r) {
-    const double y = kMarginTop + static_cast<double>(r) * kCellHeight;
-    svg.text(kMarginLeft - 8, y + kCellHeight / 2 + 4, shorten(map.rows[r], 12), "end", 12, map.rows[r], 0,
+    const double y = kMapMarginTop + static_cast<double>(r) * kCellHeight;
+    svg.text(kMapMarginLeft - 8, y + kCellHeight / 2 + 4, shorten(map.rows[r], 12), "end", 12, map.rows[r], 0,
              "class=\"category\"");
     for (std::size_t c = 0; c < map.columns.size(); ++c) {
-      const double x = kMarginLeft + static_cast<double>(c) * kCellWidth;
+      const double x = kMapMarginLeft + static_cast<double>(c) * kCellWidth;
       // A plain flag and value: GCC 12 misreports an optional copied through ?: as uninitialized.
       const bool measured = r < map.values.size() && c < map.values[r].size() && map.values[r][c].has_value();
       const double value = measured ? *map.values[r][c] : 0.0;
@@ -92,16 +92,16 @@ std::string render_heat_map(const HeatMap& map) {
                "fill=\"" + text_color_on(color) + "\"");
     }
   }
-  const double grid_bottom = kMarginTop + grid_height;
+  const double grid_bottom = kMapMarginTop + grid_height;
   for (std::size_t c = 0; c < map.columns.size(); ++c) {
-    const double x = kMarginLeft + (static_cast<double>(c) + 0.5) * kCellWidth;
+    const double x = kMapMarginLeft + (static_cast<double>(c) + 0.5) * kCellWidth;
     svg.text(x, grid_bottom + 16, shorten(map.columns[c], 11), "middle", 12, map.columns[c], 0, "class=\"category\"");
   }
-  svg.text(kMarginLeft + grid_width / 2, grid_bottom + 40, map.x_label, "middle", 12, "", 0, "class=\"axis-label\"");
-  svg.text(22, kMarginTop + grid_height / 2, map.y_label, "middle", 12, "", -90, "class=\"axis-label\"");
+  svg.text(kMapMarginLeft + grid_width / 2, grid_bottom + 40, map.x_label, "middle", 12, "", 0, "class=\"axis-label\"");
+  svg.text(22, kMapMarginTop + grid_height / 2, map.y_label, "middle", 12, "", -90, "class=\"axis-label\"");
 
   // Colour scale: the legend of the cell colours, low at the bottom.
-  const double scale_x = kMarginLeft + grid_width + 28, scale_top = kMarginTop, scale_height = std::max(grid_height, 150.0) - 10;
+  const double scale_x = kMapMarginLeft + grid_width + 28, scale_top = kMapMarginTop, scale_height = std::max(grid_height, 150.0) - 10;
   svg.text(scale_x, scale_top - 8, map.value_label, "start", 12, "", 0, "class=\"legend\"");
   if (any) {
     const double step_height = scale_height / kScaleSteps;

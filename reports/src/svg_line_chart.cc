@@ -9,7 +9,7 @@ namespace qtune::reports::svg {
 
 namespace {
 
-constexpr double kMarginLeft = 74, kMarginRight = 16, kMarginTop = 58, kMarginBottom = 48;
+constexpr double kLineMarginLeft = 74, kLineMarginRight = 16, kLineMarginTop = 58, kLineMarginBottom = 48;
 
 }  // namespace
 
@@ -28,10 +28,10 @@ std::string render_line_chart(const LineChart& chart) {
   if (x_lo > x_hi) x_lo = x_hi = 0;
 
   PlotArea area;
-  area.left = kMarginLeft;
-  area.top = kMarginTop;
-  area.width = chart.width - kMarginLeft - kMarginRight;
-  area.height = chart.height - kMarginTop - kMarginBottom;
+  area.left = kLineMarginLeft;
+  area.top = kLineMarginTop;
+  area.width = chart.width - kLineMarginLeft - kLineMarginRight;
+  area.height = chart.height - kLineMarginTop - kLineMarginBottom;
 
   SvgWriter svg(chart.width, chart.height, chart.title_tooltip.empty() ? chart.title : chart.title_tooltip);
   draw_title(svg, 12, 22, shorten(chart.title, chart.title_chars),

@@ -13,7 +13,7 @@
 namespace qtune {
 namespace {
 
-MeasureSettings quick() {
+MeasureSettings quick_in_process() {
   MeasureSettings s;
   s.warmup_seconds = 0.001;
   s.min_repetition_seconds = 0.002;
@@ -27,12 +27,12 @@ class InProcessTest : public ::testing::Test {
 };
 
 TEST_F(InProcessTest, ResultCarriesStatsKeysTargetAndTimestamp) {
-  const MeasureResult r = measure_in_process("fault:n=1024", "mode=ok", quick());
+  const MeasureResult r = measure_in_process("fault:n=1024", "mode=ok", quick_in_process());
   ASSERT_TRUE(r.ok()) << r.error_message;
   EXPECT_EQ(r.workload_key, "fault:n=1024");
   EXPECT_EQ(r.config_key, "mode=ok");
   EXPECT_EQ(r.target_key, current_target().key());
-  EXPECT_EQ(r.settings, quick());
+  EXPECT_EQ(r.settings, quick_in_process());
   // "YYYY-MM-DDTHH:MM:SS.ffffffZ" (std::regex trips GCC 12's -Wmaybe-uninitialized under sanitizers).
   const std::string pattern = "dddd-dd-ddTdd:dd:dd.ddddddZ";
   ASSERT_EQ(r.timestamp.size(), pattern.size()) << r.timestamp;
@@ -57,7 +57,7 @@ TEST_F(InProcessTest, ResultCarriesStatsKeysTargetAndTimestamp) {
 }
 
 TEST_F(InProcessTest, WrongAnswerIsCaughtBeforeTiming) {
-  const MeasureResult r = measure_in_process("fault:n=64", "mode=wrong", quick());
+  const MeasureResult r = measure_in_process("fault:n=64", "mode=wrong", quick_in_process());
   EXPECT_EQ(r.error, ErrorKind::wrong_answer);
   EXPECT_EQ(r.error_message,
             "first mismatch at index 32 (row 2, column 0): got " + std::to_string((32 * 7919 % 1000 - 500) * 3 + 2) +
@@ -67,15 +67,15 @@ TEST_F(InProcessTest, WrongAnswerIsCaughtBeforeTiming) {
 }
 
 TEST_F(InProcessTest, ExceptionsAndBadKeysBecomeErrorKinds) {
-  EXPECT_EQ(measure_in_process("fault:n=64", "mode=throw", quick()).error, ErrorKind::runtime_error);
-  EXPECT_EQ(measure_in_process("fault:n=64", "mode=?", quick()).error, ErrorKind::invalid_config);
-  EXPECT_EQ(measure_in_process("conv3d:x=1", "a=1", quick()).error, ErrorKind::invalid_workload);
+  EXPECT_EQ(measure_in_process("fault:n=64", "mode=throw", quick_in_process()).error, ErrorKind::runtime_error);
+  EXPECT_EQ(measure_in_process("fault:n=64", "mode=?", quick_in_process()).error, ErrorKind::invalid_config);
+  EXPECT_EQ(measure_in_process("conv3d:x=1", "a=1", quick_in_process()).error, ErrorKind::invalid_workload);
   const MeasureResult r = measure_in_process(
       "gemm:m=8;n=8;k=8;a=u8;out=s8;azp=1;bzp=0;q=channel;round=tflite;threads=1",
-      "isa=scalar;tile=4x4;kc=512;mc=0;nc=0;pack_a=1;fuse=1;threads=1", quick());
+      "isa=scalar;tile=4x4;kc=512;mc=0;nc=0;pack_a=1;fuse=1;threads=1", quick_in_process());
   EXPECT_EQ(r.error, ErrorKind::invalid_config);
   EXPECT_NE(r.error_message.find("kc=512"), std::string::npos) << r.error_message;
-  MeasureSettings bad = quick();
+  MeasureSettings bad = quick_in_process();
   bad.repetitions = 0;
   const MeasureResult invalid = measure_in_process("fault:n=64", "mode=ok", bad);
   EXPECT_EQ(invalid.error, ErrorKind::runtime_error);
@@ -83,7 +83,7 @@ TEST_F(InProcessTest, ExceptionsAndBadKeysBecomeErrorKinds) {
 }
 
 TEST_F(InProcessTest, FlushAndPinningStillMeasure) {
-  MeasureSettings s = quick();
+  MeasureSettings s = quick_in_process();
   s.flush_cache = true;
   s.pin_cpu = 0;
   s.repetitions = 2;

@@ -8,7 +8,7 @@
 namespace qtune {
 namespace {
 
-MeasureSettings quick() {
+MeasureSettings quick_real_kernels() {
   MeasureSettings s;
   s.warmup_seconds = 0.001;
   s.min_repetition_seconds = 0.002;
@@ -42,11 +42,11 @@ TEST_P(RealGemm, MeasuresCorrectlyInProcessAndIsolated) {
   const KnobSpace space = space_for(w, cpu_features());
   const auto config = first_with_isa(space, isa);
   ASSERT_TRUE(config) << "no " << to_string(isa) << " GEMM configuration in the space";
-  const MeasureResult in_process = measure_in_process(w.key(), config->key(), quick());
+  const MeasureResult in_process = measure_in_process(w.key(), config->key(), quick_real_kernels());
   ASSERT_TRUE(in_process.ok()) << to_string(in_process.error) << ": " << in_process.error_message;
   EXPECT_GT(in_process.gops, 0);
   IsolatedMeasurer measurer;
-  const MeasureResult isolated = measurer.measure(w, *config, quick());
+  const MeasureResult isolated = measurer.measure(w, *config, quick_real_kernels());
   ASSERT_TRUE(isolated.ok()) << to_string(isolated.error) << ": " << isolated.error_message;
   EXPECT_EQ(isolated.worker_pid, measurer.worker_pid());
   EXPECT_EQ(isolated.stats.repetitions, 3);
@@ -63,7 +63,7 @@ TEST(RealGemmSpace, EveryConfigOfASmallSpaceIsCorrect) {
   w.k = 130;
   w.quant = QuantKind{DType::s8, DType::s32, true, true, false, RoundingMode::tflite};
   const KnobSpace space = space_for(w, cpu_features());
-  MeasureSettings s = quick();
+  MeasureSettings s = quick_real_kernels();
   s.repetitions = 1;
   s.warmup_seconds = 0;
   s.min_repetition_seconds = 1e-4;
@@ -91,7 +91,7 @@ TEST(RealConv2d, DefaultAndDepthwiseConfigsMeasure) {
   dw.out_c = dw.groups = 16;
   for (const Workload& w : {conv, dw}) {
     const Config c = default_config(w, cpu_features());
-    const MeasureResult r = measure_in_process(w.key(), c.key(), quick());
+    const MeasureResult r = measure_in_process(w.key(), c.key(), quick_real_kernels());
     ASSERT_TRUE(r.ok()) << w.key() << " " << c.key() << ": " << r.error_message;
     EXPECT_GT(r.gops, 0);
   }

@@ -18,7 +18,7 @@ namespace {
 using nlohmann::json;
 
 // The cells of a Markdown table row ("| a | b |" -> {"a", "b"}), honouring escaped pipes.
-std::vector<std::string> cells_of(const std::string& line) {
+std::vector<std::string> markdown_cells_of(const std::string& line) {
   std::vector<std::string> cells;
   std::string current;
   for (std::size_t i = 1; i < line.size(); ++i) {
@@ -45,7 +45,7 @@ std::vector<std::vector<std::string>> table_after(const std::string& markdown, c
   while (std::getline(in, line)) {
     if (line.rfind("|", 0) == 0) {
       in_table = true;
-      if (line.find("---") == std::string::npos) rows.push_back(cells_of(line));
+      if (line.find("---") == std::string::npos) rows.push_back(markdown_cells_of(line));
     } else if (in_table) {
       break;
     }

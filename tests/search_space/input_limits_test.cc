@@ -36,7 +36,7 @@ std::string document_error(const json& doc) {
   return "";
 }
 
-std::string key_error(const std::string& key) {
+std::string limit_key_error(const std::string& key) {
   try {
     Workload::parse_key(key);
   } catch (const std::invalid_argument& e) {
@@ -105,17 +105,17 @@ TEST(WorkloadFileLimits, ThreadsAndCountsAreBounded) {
 
 TEST(WorkloadKeyLimits, HugeDimensionsAreRefusedBeforeAnythingIsAllocated) {
   const std::string key = "gemm:m=1;n=9223372036854775807;k=1;a=u8;out=s8;azp=1;bzp=0;q=channel;round=tflite;threads=1";
-  EXPECT_NE(key_error(key).find("field 'n' is 9223372036854775807, more than the largest dimension"), std::string::npos)
-      << key_error(key);
+  EXPECT_NE(limit_key_error(key).find("field 'n' is 9223372036854775807, more than the largest dimension"), std::string::npos)
+      << limit_key_error(key);
   const std::string wide = "gemm:m=1;n=1000000000;k=1;a=u8;out=s8;azp=1;bzp=0;q=channel;round=tflite;threads=1";
-  EXPECT_NE(key_error(wide).find("the layer needs"), std::string::npos) << key_error(wide);
+  EXPECT_NE(limit_key_error(wide).find("the layer needs"), std::string::npos) << limit_key_error(wide);
   // The largest thread budget of earlier keys still loads.
-  EXPECT_EQ(key_error("gemm:m=8;n=8;k=8;a=u8;out=s8;azp=1;bzp=0;q=channel;round=tflite;threads=1024"), "");
+  EXPECT_EQ(limit_key_error("gemm:m=8;n=8;k=8;a=u8;out=s8;azp=1;bzp=0;q=channel;round=tflite;threads=1024"), "");
 }
 
 TEST(WorkloadKeyLimits, BytesOutsideAsciiAreShownEscaped) {
   const std::string key = "gemm:m=8;n=8;k=8;a=u8;out=s8;azp=1;bzp=0;q=channel;round=tflite\xff;threads=1";
-  const std::string error = key_error(key);
+  const std::string error = limit_key_error(key);
   EXPECT_NE(error.find("byte 0xff at offset 63 is not printable ASCII"), std::string::npos) << error;
   EXPECT_NE(error.find("tflite\\xff"), std::string::npos) << error;
   EXPECT_EQ(error.find('\xff'), std::string::npos) << "the raw byte must not reach the message";

@@ -73,15 +73,6 @@ TuningSession::TuningSession(std::vector<Layer> layers, records::TuningDb& db, M
 
 namespace {
 
-struct Task {
-  KnobSpace space;
-  TrialHistory history;
-  std::unique_ptr<Strategy> strategy;
-  // Measured first, with the default: a handful of points that a sampling strategy would rarely
-  // draw from a space of thousands, and the ones a layer may need to beat the library.
-  std::vector<Config> library_configs;
-};
-
 // The layer's best configuration and its default's throughput as the history holds them (each
 // configuration's median measurement).
 void take_best_and_default(LayerStatus& layer, const TrialHistory& history) {
@@ -127,6 +118,16 @@ std::vector<PriorMeasurement> load_priors(const records::TuningDb& db, const std
 // phases that use them (search rounds, then confirmation).
 struct TuningSession::Run {
   using Clock = std::chrono::steady_clock;
+
+  // One per layer: its space, what was measured of it and the strategy choosing its next trials.
+  struct Task {
+    KnobSpace space;
+    TrialHistory history;
+    std::unique_ptr<Strategy> strategy;
+    // Measured first, with the default: a handful of points that a sampling strategy would rarely
+    // draw from a space of thousands, and the ones a layer may need to beat the library.
+    std::vector<Config> library_configs;
+  };
 
   Run(TuningSession& owner, const std::atomic<bool>* stop_flag, SessionObserver* watcher)
       : session(owner), options(owner.options_), layers(owner.layers_), stop(stop_flag), observer(watcher),

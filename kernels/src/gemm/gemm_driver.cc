@@ -35,14 +35,16 @@
 #include "requantize/requantize_internal.h"
 
 namespace qtune::detail {
+
+// Outside the anonymous namespace: GemmEngine::State, which has external linkage, holds one.
+struct AlignedFree {
+  void operator()(std::uint8_t* p) const { std::free(p); }
+};
+
 namespace {
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 std::size_t round_up(std::size_t a, std::size_t b) { return ceil_div(a, b) * b; }
-
-struct AlignedFree {
-  void operator()(std::uint8_t* p) const { std::free(p); }
-};
 
 // Per-thread scratch, reused across calls (GemmEngine::run is const and may run concurrently).
 struct Scratch {

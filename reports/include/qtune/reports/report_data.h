@@ -51,6 +51,11 @@ struct ConfigTiming {
   double gops = 0;
 };
 
+// The throughput of a timing that may be missing (a layer never tuned, or without a oneDNN row).
+inline std::optional<double> gops_of(const std::optional<ConfigTiming>& t) {
+  return t ? std::optional<double>(t->gops) : std::nullopt;
+}
+
 // One point of a tuning curve: after the `trial`-th measurement of the layer by the strategy,
 // the best GOP/s so far (none while every trial so far failed).
 struct CurvePoint {
