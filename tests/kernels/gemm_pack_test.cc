@@ -59,6 +59,58 @@ TEST(GemmPackA, RowSumKernelsMatchOneRowSums) {
   if (kernels == 0) GTEST_SKIP() << "no usable vector row-sum kernel in this build";
 }
 
+// Every dense row-sum kernel of the table (rows back to back, no pointer table) and the
+// dispatching accumulate_dense_row_terms against the one-row sum: row counts around the 16-row
+// blocks (ragged last blocks read only their own rows' bytes: the buffer ends with the last row),
+// every row length a kernel may take or decline, both flips, rows of extreme bytes.
+TEST(GemmPackA, DenseRowSumKernelsMatchOneRowSums) {
+  std::mt19937 rng(12);
+  int kernels = 0;
+  for (const IsaRow& row : isa_table()) {
+    if (row.a_dense_row_sums == nullptr) continue;
+    if (!cpu_features().usable(row.isa)) {
+      std::cout << "[ SKIPPED  ] dense row sums of " << to_string(row.isa) << ": not usable on this CPU\n";
+      continue;
+    }
+    ++kernels;
+    int taken = 0;
+    for (std::size_t row_bytes : {1u, 4u, 8u, 15u, 16u, 17u, 24u, 31u, 32u, 33u, 48u, 64u}) {
+      for (std::size_t count : {0u, 1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 31u, 32u, 33u, 47u, 100u}) {
+        for (std::uint8_t flip : {std::uint8_t{0}, std::uint8_t{0x80}, std::uint8_t{0x5A}}) {
+          std::vector<std::uint8_t> bytes(count * row_bytes);
+          for (std::size_t i = 0; i < count; ++i) {
+            const int kind = static_cast<int>(i % 4);  // random, all 0xFF, all 0, random
+            for (std::size_t b = 0; b < row_bytes; ++b) {
+              bytes[i * row_bytes + b] = kind == 1 ? 0xFF : kind == 2 ? 0 : static_cast<std::uint8_t>(rng());
+            }
+          }
+          std::vector<std::int32_t> want(count + 1), got(count + 1);  // one past the rows: never written
+          for (std::size_t i = 0; i <= count; ++i) want[i] = got[i] = static_cast<std::int32_t>(rng());
+          for (std::size_t i = 0; i < count; ++i) accumulate_a_row_term(flip, bytes.data() + i * row_bytes, row_bytes, &want[i]);
+          const std::vector<std::int32_t> before = got;
+          if (!row.a_dense_row_sums(flip, bytes.data(), count, row_bytes, got.data())) {
+            ASSERT_EQ(got, before) << "a kernel that declines rows of " << row_bytes << " bytes wrote terms";
+            continue;
+          }
+          ++taken;
+          ASSERT_EQ(got, want) << to_string(row.isa) << " row_bytes=" << row_bytes << " rows=" << count
+                               << " flip=" << int{flip};
+          for (PackedA format : {PackedA::u8, PackedA::s8}) {
+            std::vector<std::int32_t> want_format(count, 5), got_format(count, 5);
+            for (std::size_t i = 0; i < count; ++i) {
+              accumulate_a_row_term(format, flip, bytes.data() + i * row_bytes, row_bytes, &want_format[i]);
+            }
+            ASSERT_TRUE(accumulate_dense_row_terms(format, flip, bytes.data(), count, row_bytes, got_format.data()));
+            ASSERT_EQ(got_format, want_format) << "dispatch, row_bytes=" << row_bytes << " rows=" << count;
+          }
+        }
+      }
+    }
+    EXPECT_GT(taken, 0) << to_string(row.isa) << "'s dense row sums took no row length";
+  }
+  if (kernels == 0) GTEST_SKIP() << "no usable dense row-sum kernel in this build";
+}
+
 #if defined(__x86_64__)  // pack_a_panel_avx2 exists in x86-64 builds only
 TEST(GemmPackA, Avx2PackerMatchesGenericPacker) {
   if (!cpu_features().usable(Isa::avx2)) GTEST_SKIP() << "isa avx2 is not usable on this CPU";

@@ -91,10 +91,12 @@ void conv_window_terms(const Conv2dProblem& p, const GemmEngine& engine, const s
 
     // Every pixel's term.
     const std::uint8_t* first_pixel = input + static_cast<std::size_t>(n * in_h + ih_first) * row_pixels * pixel_bytes;
-    s.rows.resize(pixels);
     s.pixel_terms.assign(pixels, 0);  // row_terms_of adds to what is there
-    fill_strided_rows(s.rows.data(), first_pixel, pixel_bytes, pixels);
-    if (pixels != 0) engine.row_terms_of(s.rows.data(), pixels, pixel_bytes, s.pixel_terms.data());
+    if (pixels != 0 && !engine.dense_row_terms_of(first_pixel, pixels, pixel_bytes, s.pixel_terms.data())) {
+      s.rows.resize(pixels);
+      fill_strided_rows(s.rows.data(), first_pixel, pixel_bytes, pixels);
+      engine.row_terms_of(s.rows.data(), pixels, pixel_bytes, s.pixel_terms.data());
+    }
 
     // along_w[(ih, ow)]: the terms of the KW taps of output column ow in input row ih, from the
     // row with its padding as padding terms (`padded`, from iw = -pad_left): the taps of every

@@ -258,6 +258,11 @@ void GemmEngine::row_terms_of(const std::uint8_t* const* rows, std::size_t count
   accumulate_a_row_terms(state_->uk->a_format, state_->flip, rows, count, k_bytes, terms);
 }
 
+bool GemmEngine::dense_row_terms_of(const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
+                                    std::int32_t* terms) const {
+  return accumulate_dense_row_terms(state_->uk->a_format, state_->flip, first, count, row_bytes, terms);
+}
+
 std::string GemmEngine::check_indirect(const GemmConfig& config) {
   if (!config.pack_a) return "pack_a=0 cannot read an indirection table: indirect A is always packed";
   return "";
@@ -416,7 +421,12 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       return;
     }
     if (!a.is_segmented()) {
-      accumulate_a_row_terms(uk->a_format, flip, s.rows.data() + first, count, k, s.row_terms.data() + first);
+      // Dense A (lda = K): rows back to back, summed by the dense kernels where one takes them.
+      const bool dense = a.lda == k && accumulate_dense_row_terms(uk->a_format, flip, s.rows[first], count, k,
+                                                                  s.row_terms.data() + first);
+      if (!dense) {
+        accumulate_a_row_terms(uk->a_format, flip, s.rows.data() + first, count, k, s.row_terms.data() + first);
+      }
       return scale_terms(first, count);
     }
     s.segment_rows.resize(count);

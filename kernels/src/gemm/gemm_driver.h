@@ -145,6 +145,10 @@ class GemmEngine {
   // of a row is the sum of the terms of its pieces (wrapping int32).
   void row_terms_of(const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
                     std::int32_t* terms) const;
+  // The same for `count` rows of row_bytes stored back to back from `first`, where a vector kernel
+  // takes rows of that length (accumulate_dense_row_terms); false (nothing done) where none does.
+  bool dense_row_terms_of(const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
+                          std::int32_t* terms) const;
 
   const GemmProblem& problem() const;
   const GemmConfig& config() const;

@@ -164,6 +164,13 @@ std::uint32_t byte_sum(std::uint8_t flip, const std::uint8_t* row, std::size_t k
   return sum;
 }
 
+// After the vector kernels summed PackedA::s8 rows as (v ^ 0x80) (unsigned): each row's term
+// back to int8(v) = uint8(v ^ 0x80) - 128, i.e. 128 per byte.
+void add_s8_offsets(std::size_t k_bytes, std::size_t count, std::int32_t* row_terms) {
+  const std::uint32_t offset = 128u * u(static_cast<std::int64_t>(k_bytes));
+  for (std::size_t i = 0; i < count; ++i) row_terms[i] = wrap(u(row_terms[i]) + offset);
+}
+
 }  // namespace
 
 void accumulate_a_row_term(std::uint8_t flip, const std::uint8_t* row, std::size_t k_bytes, std::int32_t* row_term) {
@@ -195,8 +202,22 @@ void accumulate_a_row_terms(PackedA format, std::uint8_t flip, const std::uint8_
   if (format != PackedA::s8) return vector_sums(flip, rows, count, k_bytes, row_terms);
   // As accumulate_a_row_term: int8(v) = uint8(v ^ 0x80) - 128.
   vector_sums(static_cast<std::uint8_t>(flip ^ 0x80), rows, count, k_bytes, row_terms);
-  const std::uint32_t offset = 128u * u(static_cast<std::int64_t>(k_bytes));
-  for (std::size_t i = 0; i < count; ++i) row_terms[i] = wrap(u(row_terms[i]) + offset);
+  add_s8_offsets(k_bytes, count, row_terms);
+}
+
+bool accumulate_dense_row_terms(PackedA format, std::uint8_t flip, const std::uint8_t* first, std::size_t count,
+                                std::size_t row_bytes, std::int32_t* row_terms) {
+  static const DenseRowSumsFn dense_sums = [] {
+    for (const IsaRow& row : isa_table()) {
+      if (row.a_dense_row_sums != nullptr && cpu_features().usable(row.isa)) return row.a_dense_row_sums;
+    }
+    return DenseRowSumsFn{nullptr};
+  }();
+  if (dense_sums == nullptr) return false;
+  if (format != PackedA::s8) return dense_sums(flip, first, count, row_bytes, row_terms);
+  if (!dense_sums(static_cast<std::uint8_t>(flip ^ 0x80), first, count, row_bytes, row_terms)) return false;
+  add_s8_offsets(row_bytes, count, row_terms);
+  return true;
 }
 
 }  // namespace qtune::detail

@@ -57,6 +57,21 @@ void a_row_sums_avx512(std::uint8_t flip, const std::uint8_t* const* rows, std::
 void accumulate_a_row_terms(PackedA format, std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count,
                             std::size_t k_bytes, std::int32_t* row_terms);
 
+// A vector kernel of the row sums of rows stored back to back (IsaRow::a_dense_row_sums): as
+// RowSumsFn for the rows first + i * row_bytes, i < count, without a table of row pointers; returns
+// false (and does nothing) for a row length it has no kernel for. AVX-512's
+// (x86/avx512vnni/row_sums_avx512.cc) takes rows of 16 and 32 bytes, two to four per load.
+using DenseRowSumsFn = bool (*)(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
+                                std::int32_t* row_terms);
+bool a_dense_row_sums_avx512(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
+                             std::int32_t* row_terms);
+
+// accumulate_a_row_terms for rows stored back to back, by the first usable dense kernel of the
+// instruction-set table that takes rows of row_bytes; false (nothing done) where none does, and the
+// caller then sums the rows through a table of pointers.
+bool accumulate_dense_row_terms(PackedA format, std::uint8_t flip, const std::uint8_t* first, std::size_t count,
+                                std::size_t row_bytes, std::int32_t* row_terms);
+
 // *row_term -= sum over k < k_bytes of (row[k] ^ flip) as u8: the row sum of A read in place
 // (only byte formats read A in place).
 void accumulate_a_row_term(std::uint8_t flip, const std::uint8_t* row, std::size_t k_bytes, std::int32_t* row_term);

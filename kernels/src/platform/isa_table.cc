@@ -112,6 +112,7 @@ std::vector<IsaRow> rows() {
     row.dwconv = dw_kernels_avx512vnni;
     row.dot_peak = gemm_dot_peak_avx512vnni;
     row.a_row_sums = a_row_sums_avx512;
+    row.a_dense_row_sums = a_dense_row_sums_avx512;
     row.requantize = requantize_rows_avx512;
     row.separate_requantize = requantize_rows_avx512;
     row.separate_requantize_unroll = 2;

@@ -57,6 +57,8 @@ struct IsaRow {
   // A vector kernel of the row sums of A read in place (the term of per-tensor weight zero
   // points), used by every GEMM family where the set is usable (the first such row wins), or null.
   RowSumsFn a_row_sums = nullptr;
+  // The same for rows stored back to back, for the row lengths it takes, or null.
+  DenseRowSumsFn a_dense_row_sums = nullptr;
   // The set's own standalone requantization kernel (a value of the requantize isa knob), or null.
   RequantizeRowsFn requantize = nullptr;
   // The kernel a GEMM of this set uses for its separate requantization pass (fuse = 0), with its

@@ -187,7 +187,101 @@ void row_sums(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t co
   }
 }
 
+// ---- Rows of 16 or 32 bytes stored back to back (dense A of 1x1 layers with 16 or 32 input
+// channels, a convolution's input pixels of 16 or 32 channels): each 512-bit load holds 4 or 2
+// whole rows, so 16 rows are 4 or 8 loads and psadbws, one masked shuffle per two of them, and a
+// tree of 4 or 7 instructions and a permute, where the 256-bit path takes 16 loads of row pointers,
+// 16 loads, 16 psadbws and a tree of 34 instructions. psadbw leaves qword q of a load the sum of its
+// bytes 8q..8q+7: RowBytes / 8 qwords per row, each below 2^11.
+
+// Dwords 2q of even_sads, 2q + 1 of odd_sads' dword 2q: both loads' qword sums in one vector
+// (their high dwords are 0).
+__m512i merge_sads(__m512i even_sads, __m512i odd_sads) {
+  return _mm512_mask_shuffle_epi32(even_sads, 0xAAAA, odd_sads, _MM_PERM_CDAB);
+}
+
+// Dwords 0 + 2 and 1 + 3 of each 128-bit lane of a, then of b: [a0 + a2, a1 + a3, b0 + b2, b1 + b3].
+__m512i add_dword_pairs(__m512i a, __m512i b) {
+  return _mm512_add_epi32(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
+}
+
+// Lane i of the result: row i's sum, for the 16 rows starting at `block` (only the first n of
+// them read, the rest 0).
+template <bool Flip, std::size_t RowBytes>
+__attribute__((always_inline)) inline __m512i dense_block_sums(const std::uint8_t* block, std::size_t n,
+                                                               __m512i flips) {
+  constexpr std::size_t kLoads = kRows * RowBytes / 64;
+  __m512i sads[kLoads];
+  const std::size_t bytes = n * RowBytes;
+#pragma GCC unroll 8
+  for (std::size_t j = 0; j < kLoads; ++j) {
+    __m512i v;
+    if (n == kRows) {
+      v = _mm512_loadu_si512(block + 64 * j);
+    } else {
+      // Bytes past the n rows are never read and count as 0 (the masked load leaves `flip`
+      // there, which the xor clears).
+      const std::size_t left = bytes > 64 * j ? bytes - 64 * j : 0;
+      const __mmask64 mask = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+      v = _mm512_mask_loadu_epi8(flips, mask, block + 64 * j);
+    }
+    if constexpr (Flip) v = _mm512_xor_si512(v, flips);
+    sads[j] = _mm512_sad_epu8(v, _mm512_setzero_si512());
+  }
+  if constexpr (RowBytes == 16) {
+    // sads[j] lane L: row 4j + L (2 qwords). Merged, lane L of the sum holds rows L, 4 + L, 8 + L,
+    // 12 + L.
+    const __m512i sums = add_dword_pairs(merge_sads(sads[0], sads[1]), merge_sads(sads[2], sads[3]));
+    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), sums);
+  } else {
+    static_assert(RowBytes == 32);
+    // sads[j] lanes 0-1: row 2j, lanes 2-3: row 2j + 1 (4 qwords). Merged and paired, lanes 0-1 of
+    // low hold halves of rows 0, 2, 4, 6, lanes 2-3 of rows 1, 3, 5, 7 (high: the next 8); folded,
+    // the lanes hold rows (0 2 4 6) (1 3 5 7) (8 10 12 14) (9 11 13 15).
+    const __m512i low = add_dword_pairs(merge_sads(sads[0], sads[1]), merge_sads(sads[2], sads[3]));
+    const __m512i high = add_dword_pairs(merge_sads(sads[4], sads[5]), merge_sads(sads[6], sads[7]));
+    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15),
+                                    fold_lanes(low, high));
+  }
+}
+
+template <bool Flip, std::size_t RowBytes>
+void dense_row_sums(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::int32_t* row_terms) {
+  const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
+  std::size_t r0 = 0;
+  for (; r0 + kRows <= count; r0 += kRows) {
+    const __m512i sums = dense_block_sums<Flip, RowBytes>(first + r0 * RowBytes, kRows, flips);
+    _mm512_storeu_si512(row_terms + r0, _mm512_sub_epi32(_mm512_loadu_si512(row_terms + r0), sums));
+  }
+  if (r0 < count) {
+    const std::size_t n = count - r0;
+    const __m512i sums = dense_block_sums<Flip, RowBytes>(first + r0 * RowBytes, n, flips);
+    const __mmask16 mask = avx512::lane_mask(n);
+    _mm512_mask_storeu_epi32(row_terms + r0, mask,
+                             _mm512_sub_epi32(_mm512_maskz_loadu_epi32(mask, row_terms + r0), sums));
+  }
+}
+
+template <bool Flip>
+bool dense_row_sums(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
+                    std::int32_t* row_terms) {
+  if (row_bytes == 16) {
+    dense_row_sums<Flip, 16>(flip, first, count, row_terms);
+  } else if (row_bytes == 32) {
+    dense_row_sums<Flip, 32>(flip, first, count, row_terms);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool a_dense_row_sums_avx512(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
+                             std::int32_t* row_terms) {
+  if (flip == 0) return dense_row_sums<false>(flip, first, count, row_bytes, row_terms);
+  return dense_row_sums<true>(flip, first, count, row_bytes, row_terms);
+}
 
 void a_row_sums_avx512(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
                        std::int32_t* row_terms) {
