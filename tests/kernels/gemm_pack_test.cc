@@ -28,7 +28,7 @@ TEST(GemmPackA, RowSumKernelsMatchOneRowSums) {
     }
     ++kernels;
     for (std::size_t k_bytes : {1u, 3u, 4u, 16u, 28u, 31u, 32u, 33u, 63u, 64u, 65u, 96u, 97u, 100u, 128u, 144u, 160u,
-                                  192u, 200u, 224u, 256u, 320u, 576u, 1152u, 4099u}) {
+                                  192u, 200u, 224u, 256u, 280u, 300u, 320u, 576u, 1152u, 4099u}) {
       for (std::size_t count : {1u, 2u, 7u, 15u, 16u, 17u, 32u, 41u}) {
         for (std::uint8_t flip : {std::uint8_t{0}, std::uint8_t{0x80}}) {
           std::vector<std::vector<std::uint8_t>> storage(count, std::vector<std::uint8_t>(k_bytes));
