@@ -67,8 +67,8 @@ bool a_dense_row_sums_avx512(std::uint8_t flip, const std::uint8_t* first, std::
                              std::int32_t* row_terms);
 
 // accumulate_a_row_terms for rows stored back to back, by the first usable dense kernel of the
-// instruction-set table that takes rows of row_bytes; false (nothing done) where none does, and the
-// caller then sums the rows through a table of pointers.
+// instruction-set table; false (nothing done) where there is none or it does not take rows of
+// row_bytes, and the caller then sums the rows through a table of pointers.
 bool accumulate_dense_row_terms(PackedA format, std::uint8_t flip, const std::uint8_t* first, std::size_t count,
                                 std::size_t row_bytes, std::int32_t* row_terms);
 
