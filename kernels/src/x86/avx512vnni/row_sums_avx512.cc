@@ -40,10 +40,9 @@ struct RowChunks {
 // are never read (masked loads do not fault) and count as 0: the masked load leaves `flip` there,
 // which the xor clears. Whole >= 0 fixes chunks.whole at compile time (the rows of MobileNetV2's
 // and InceptionV3's 1x1 layers of 65 to 319 bytes are one to four chunks and a tail): unrolled,
-// a row is its loads and vpdpbusds and no loop. (Four chunks: InceptionV3's 35x35x256 -> 64
-// took 56.7 us with the loop, 56.0 unrolled, where the same layer without a weight zero point
-// takes 49.5.) Two sums halve the chain of dependent vpdpbusds
-// of long rows.
+// a row is its loads and vpdpbusds and no loop (four chunks: InceptionV3's 35x35x256 -> 64 took
+// 56.7 us with the loop, 56.0 unrolled, 49.5 without a weight zero point). Two sums halve the
+// chain of dependent vpdpbusds of long rows.
 template <bool Flip, int Whole>
 __attribute__((always_inline)) inline __m512i row_partials(const std::uint8_t* row, const RowChunks& chunks,
                                                           __m512i flips) {
