@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/gemm_tester.h"
+#include "kernels/src/gemm/gemm_driver.h"
 
 namespace qtune::testing {
 namespace {
@@ -140,6 +141,67 @@ TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
       }
     }
   }
+}
+
+// ---- in-tile row sums ----------------------------------------------------------------------------
+// The microkernels that sum A's rows themselves (GemmUkernel::fn_row_sums) run only with A in place,
+// a weight zero point, one K block and shapes where tile_row_sums_pay: K from one partial chunk to
+// several whole ones with a ragged last group, one to several M panels per call, both activation
+// types (the s8 flip), per-tensor and per-channel weight zero points, s32 and requantized output.
+
+std::vector<GemmMicrokernelInfo> row_summing_microkernels() {
+  std::vector<GemmMicrokernelInfo> out;
+  for (const auto& uk : compiled_microkernels()) {
+    if (detail::find_gemm_ukernel(uk.isa, uk.mr, uk.nr)->fn_row_sums != nullptr) out.push_back(uk);
+  }
+  return out;
+}
+
+class GemmTileRowSums : public ::testing::TestWithParam<GemmMicrokernelInfo> {};
+
+TEST_P(GemmTileRowSums, BitExactWhereTheTileSumsTheRows) {
+  const GemmMicrokernelInfo& uk = GetParam();
+  QTUNE_SKIP_UNLESS_USABLE(uk.isa);
+  std::uint64_t seed = 500;
+  for (std::int64_t k : {89, 128, 131, 255, 1031}) {
+    for (std::int64_t n : {std::int64_t{1}, std::int64_t{uk.nr} - 1, std::int64_t{uk.nr}, 2 * std::int64_t{uk.nr} - 3}) {
+      if (n < 1) continue;
+      const auto n_panels = static_cast<std::size_t>((n + uk.nr - 1) / uk.nr);
+      if (!detail::tile_row_sums_pay(static_cast<std::size_t>(k), n_panels)) continue;
+      for (std::int64_t m : {std::int64_t{1}, std::int64_t{uk.mr}, 5 * std::int64_t{uk.mr} + 2}) {
+        for (DType a_type : {DType::u8, DType::s8}) {
+          for (ZeroPoints zb : {ZeroPoints::per_tensor, ZeroPoints::per_channel}) {
+            for (DType out_type : {DType::s32, DType::u8}) {
+              GemmCase t;
+              t.m = m;
+              t.n = n;
+              t.k = k;
+              t.a_type = a_type;
+              t.b_zero_points = zb;
+              t.out_type = out_type;
+              t.mode = seed % 2 == 0 ? RoundingMode::tflite : RoundingMode::fp32;
+              t.lda_pad = seed % 3;  // rows not back to back: the tile's loads start anywhere
+              t.seed = seed++;
+              expect_gemm_matches_reference(t, config_for(uk, false, true));
+              if (HasFailure()) return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(RowSummingMicrokernels, GemmTileRowSums, ::testing::ValuesIn(row_summing_microkernels()),
+                         [](const ::testing::TestParamInfo<GemmMicrokernelInfo>& info) { return tile_id(info.param); });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemmTileRowSums);
+
+TEST(GemmTileRowSums, PayOnlyWhereLongRowsMeetFewColumnPanels) {
+  EXPECT_TRUE(detail::tile_row_sums_pay(144, 1));
+  EXPECT_TRUE(detail::tile_row_sums_pay(768, 3));
+  EXPECT_FALSE(detail::tile_row_sums_pay(64, 1));
+  EXPECT_FALSE(detail::tile_row_sums_pay(64, 6));
+  EXPECT_FALSE(detail::tile_row_sums_pay(100000, 6));
 }
 
 TEST(GemmSweeps, CoverEveryCompiledInstructionSet) {

@@ -310,6 +310,10 @@ void GemmEngine::run(const GemmASource& a, void* c, std::size_t ldc) const {
                                     [&](std::size_t task, int) { s.run_task(a, task, c_bytes, ldc); });
 }
 
+bool tile_row_sums_pay(std::size_t k, std::size_t n_panels) {
+  return n_panels < 6 && k * (16 - 3 * n_panels) > 1152 * n_panels;
+}
+
 void panel_live_spans(const GemmASource::SegmentRange* ranges, std::size_t m, std::size_t panel_rows,
                       GemmASource::SegmentRange* spans) {
   for (std::size_t first_row = 0, p = 0; first_row < m; first_row += panel_rows, ++p) {
@@ -388,8 +392,13 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
   // Row terms given by the caller are copied over every row that is read (the microkernels read
   // only the valid rows of a panel); summed ones accumulate from 0.
   const bool copies_row_terms = in_place && a.row_terms != nullptr;
-  if (zb_nonzero && copies_row_terms) s.row_terms.resize(m_panels * mr);
-  if (zb_nonzero && !copies_row_terms) s.row_terms.assign(m_panels * mr, 0);
+  // Dense rows of one K block whose microkernel sums them as it reads them (fn_row_sums), where
+  // that pays (tile_row_sums_pay).
+  const bool tile_sums_rows = in_place && zb_nonzero && blocks == 1 && !a.is_segmented() && !copies_row_terms &&
+                              uk->fn_row_sums != nullptr && tile_row_sums_pay(k, n_panels);
+  const bool row_terms_apart = zb_nonzero && !tile_sums_rows;
+  if (row_terms_apart && copies_row_terms) s.row_terms.resize(m_panels * mr);
+  if (row_terms_apart && !copies_row_terms) s.row_terms.assign(m_panels * mr, 0);
   s.rows.resize(std::max(mr, m_panels * mr));
 
   if (in_place) {
@@ -460,7 +469,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
       for (std::size_t i = mp * mr; i < (mp + 1) * mr; ++i) s.live_rows[i] = s.rows[i] + offset;
     }
   }
-  const bool sums_rows_ahead = in_place && zb_nonzero && blocks == 1;
+  const bool sums_rows_ahead = in_place && row_terms_apart && blocks == 1;
   // Groups of M panels of about 8 KiB of A (at least 16 rows, the vector row-sum kernels' block):
   // a group's row sums are summed right before its first tile and are still in L1 for its tiles.
   // Where one K block covers K, up to a group's panels are one microkernel call
@@ -543,7 +552,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
           args.a_packed = s.a_panels.data() + mp * a_panel_bytes;
         }
         args.partial = use_partial ? s.partial.data() + mp * mr * partial_stride + np * nr_stride : nullptr;
-        args.row_terms = zb_nonzero ? s.row_terms.data() + mp * mr : nullptr;
+        args.row_terms = row_terms_apart ? s.row_terms.data() + mp * mr : nullptr;
         if (separate) {
           args.c = s.result.data() + mp * mr * cols_n + np * nr;
           args.ldc = cols_n;
@@ -551,7 +560,7 @@ void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::ui
           args.c = c + ((m0 + mp * mr) * ldc + n0 + np * nr) * out_elem;
           args.ldc = ldc;
         }
-        (segments_in_kernel ? uk->fn_segments : uk->fn)(args);
+        (segments_in_kernel ? uk->fn_segments : tile_sums_rows ? uk->fn_row_sums : uk->fn)(args);
       }
     }
   }

@@ -110,6 +110,15 @@ void panel_live_spans(const GemmASource::SegmentRange* ranges, std::size_t m, st
 std::vector<GemmASource::SegmentRange> panel_live_spans(const GemmASource::SegmentRange* ranges, std::size_t m,
                                                         std::size_t panel_rows);
 
+// Whether a microkernel's own row sums (GemmUkernel::fn_row_sums) beat the pass over the rows
+// before the tiles, for rows of k bytes under n_panels column panels. The tiles sum every row
+// again in each column panel (about k/64 cycles a row, and 6 for the horizontal sum), the pass
+// once (about k/12 cycles a row with the rows in L1): tiles when k/(12 n_panels) > k/64 + 6,
+// i.e. k (16 - 3 n_panels) > 1152 n_panels. On AMD EPYC (qtune measure --stable, least of 4-6):
+// 1 panel at K = 144 and 384, MobileNetV2's projections, 4.5% and 6% faster; K = 256, InceptionV3's
+// 35x35x256 -> 64, 6%; 6 panels at K = 64 (14x14x64 -> 384) 5% slower.
+bool tile_row_sums_pay(std::size_t k, std::size_t n_panels);
+
 class GemmEngine {
  public:
   // Validates the problem and the config (std::invalid_argument with gemm_check_config's message),

@@ -111,6 +111,7 @@ struct GemmUkernelArgs {
   const std::int32_t* col_terms = nullptr;  // nr_stride per-column constants of the B panel
   const std::int32_t* col_zb = nullptr;     // nr_stride zb per column; null iff row_terms is null
   const std::int32_t* row_terms = nullptr;  // `rows` values -rowsum(A'); null when every zb == 0
+                                            // (GemmUkernel::fn_row_sums: ignored, summed in the tile)
   // Per-tensor weights: every column's zb is the same, and row_terms hold each row's whole term,
   // -rowsum(A') * zb (wrapping), added as it is to every column: one broadcast and add per row
   // vector. (With the product in the epilogue, a load, multiply and move to a vector register per
@@ -176,6 +177,10 @@ struct GemmUkernel {
   // driver starts them from column terms less X0 where that is exact, and otherwise gives the
   // microkernel no centred plan (gemm_driver.cc).
   bool folds_centred_origin = false;
+  // The entry that reads in-place A of one K block (first and last) with a weight zero point and
+  // sums each row's bytes itself, as it goes (GemmUkernelArgs::row_terms ignored), or null: the
+  // driver then sums the rows in a pass of their own before the tiles.
+  GemmUkernelFn fn_row_sums = nullptr;
 };
 
 // Bytes of one packed B panel (col_term + col_zb + weights), rounded up to 64 for alignment.

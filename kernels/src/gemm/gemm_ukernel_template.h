@@ -55,11 +55,33 @@ inline std::uint32_t gemm_load_partial_u32(const std::uint8_t* p, std::size_t n)
   return v;
 }
 
-// Segments: the instance behind GemmUkernel::fn_segments, which reads segmented in-place A
-// (GemmUkernelArgs::a_segments). A class of its own rather than a branch in run: beside the plain
-// walk, even an out-of-line segment loop changed GCC's code for the whole tile (short-K 1x1 layers
-// 7-14% slower), and a second entry into shared helpers made it outline the epilogue.
-template <class T, int MR, int NR, bool Segments = false>
+// How an instance of the tile walks A read in place. Each walk is an instance of its own rather
+// than a branch in run: beside the plain walk, even an out-of-line segment loop changed GCC's code
+// for the whole tile (short-K 1x1 layers 7-14% slower), and a second entry into shared helpers
+// made it outline the epilogue.
+enum class AWalk : unsigned char {
+  plain,     // GemmUkernel::fn: one run of a_k_bytes per row (or a packed panel)
+  segments,  // GemmUkernel::fn_segments: a_segments runs per row (GemmUkernelArgs::a_segments)
+  row_sums,  // GemmUkernel::fn_row_sums: one run per row, whose row terms the tile sums itself
+};
+
+// Families that can sum rows inside the tile (AWalk::row_sums) provide
+//   kRowChunkBytes                                   bytes per row-sum load (the vector's width)
+//   Acc sum_row_chunk(Acc, const uint8_t*, flip)    lanes += sums of kRowChunkBytes bytes ^ flip
+//   Acc sum_row_chunk_partial(Acc, p, n, flip)       the same over the first n < kRowChunkBytes
+//   int32_t reduce_add(Acc)                          the sum of the lanes (wrapping)
+//   kRegisters                                       vector registers (the instance exists only
+//                                                    where the tile and the sums fit in them)
+template <class T>
+concept SumsRowsInTile = requires(typename T::Acc acc, const std::uint8_t* p) {
+  T::kRowChunkBytes;
+  T::kRegisters;
+  T::sum_row_chunk(acc, p, 0u);
+  T::sum_row_chunk_partial(acc, p, std::size_t{1}, 0u);
+  T::reduce_add(acc);
+};
+
+template <class T, int MR, int NR, AWalk Walk = AWalk::plain>
 struct GemmTileKernel {
   using Acc = typename T::Acc;
   static constexpr int kVecs = (NR + T::kLanes - 1) / T::kLanes;
@@ -105,6 +127,19 @@ struct GemmTileKernel {
  private:
   __attribute__((always_inline)) static inline void run_panel(const GemmUkernelArgs& args) {
     Tile t;
+    if constexpr (Walk == AWalk::row_sums) {
+      // One K block (first and last) of rows read in place; the row terms come from the walk.
+      std::int32_t row_terms[MR];
+      init(t, args);
+      if (args.a_flip != 0) {
+        accumulate_in_place_summing<true>(t, args, row_terms);
+      } else {
+        accumulate_in_place_summing<false>(t, args, row_terms);
+      }
+      add_zero_point_terms(t, args, row_terms);
+      write_output(t, args);
+      return;
+    }
     if constexpr (kTileAccumulators) {
       run_tile_accumulators(t, args);
       if (!args.last) return;
@@ -120,7 +155,7 @@ struct GemmTileKernel {
         return;
       }
     }
-    add_zero_point_terms(t, args);
+    add_zero_point_terms(t, args, args.row_terms);
     write_output(t, args);
   }
 
@@ -230,7 +265,7 @@ struct GemmTileKernel {
     const auto* b = static_cast<const std::uint8_t*>(args.b_packed);
     const std::size_t whole = args.a_k_bytes / 4, tail = args.a_k_bytes % 4;
     std::size_t offset = 0;
-    if constexpr (Segments) {
+    if constexpr (Walk == AWalk::segments) {
       // Whole groups only: after each segment, the shared offset jumps to the next.
       const std::size_t jump = args.a_segment_stride - whole * 4;
       for (std::size_t segment = args.a_segments; segment != 0; --segment, offset += jump) {
@@ -240,13 +275,58 @@ struct GemmTileKernel {
     } else {
       in_place_groups<Flip>(t, rows, whole, flip, offset, b);
     }
-    if (tail != 0) {
-      const std::uint32_t tail_flip = flip & ((std::uint32_t{1} << (8 * tail)) - 1);
-      typename T::BVec bv[kVecs];
-      load_b_group(bv, b);
-      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-        step(t, T::broadcast_bits(gemm_load_partial_u32(rows[i] + offset, tail) ^ tail_flip), i, bv);
+    if (tail != 0) in_place_tail(t, rows, tail, flip, offset, b);
+  }
+
+  // The ragged last group of every row: its `tail` (1..3) bytes from `offset`, zero above them.
+  __attribute__((always_inline)) static inline void in_place_tail(Tile& t, const std::uint8_t* const (&rows)[MR],
+                                                                  std::size_t tail, std::uint32_t flip,
+                                                                  std::size_t offset, const std::uint8_t* b) {
+    const std::uint32_t tail_flip = flip & ((std::uint32_t{1} << (8 * tail)) - 1);
+    typename T::BVec bv[kVecs];
+    load_b_group(bv, b);
+    QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+      step(t, T::broadcast_bits(gemm_load_partial_u32(rows[i] + offset, tail) ^ tail_flip), i, bv);
+    }
+  }
+
+  // AWalk::row_sums: the plain walk, and beside it each row's bytes summed kRowChunkBytes at a
+  // time (one load and one dot product per row per kRowChunkBytes / 4 groups, from lines the
+  // broadcasts bring to L1 anyway) into row_terms[i] = -rowsum(A'[i]), times the weight zero
+  // point where it is per tensor (GemmUkernelArgs::zb_uniform). The separate row-sum pass it
+  // replaces read each row once more and ran with almost no arithmetic beside the tile's
+  // (InceptionV3's 35x35x256 -> 64 1x1 with a weight zero point: a tenth of the layer).
+  template <bool Flip>
+  static void accumulate_in_place_summing(Tile& t, const GemmUkernelArgs& args, std::int32_t (&row_terms)[MR]) {
+    if constexpr (SumsRowsInTile<T> && T::kInPlace) {
+      constexpr std::size_t kChunk = T::kRowChunkBytes, kChunkGroups = kChunk / 4;
+      const std::uint8_t* rows[MR];
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) rows[i] = args.a_rows[i];
+      const std::uint32_t flip = Flip ? std::uint32_t{args.a_flip} * 0x01010101u : 0;
+      const auto* b = static_cast<const std::uint8_t*>(args.b_packed);
+      const std::size_t k_bytes = args.a_k_bytes, whole = k_bytes / 4, tail = k_bytes % 4;
+      Acc sums[MR];
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) sums[i] = T::zero();
+      std::size_t offset = 0;
+      for (std::size_t chunk = whole / kChunkGroups; chunk != 0; --chunk) {
+        QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) sums[i] = T::sum_row_chunk(sums[i], rows[i] + offset, flip);
+        // Unrolled: as a loop of its own, a chunk's few groups ended in a mispredicted exit
+        // every time (8% slower than the plain walk on InceptionV3's 17x17x768 -> 192).
+        QTUNE_GEMM_UNROLL for (std::size_t g = 0; g < kChunkGroups; ++g) in_place_groups<Flip>(t, rows, 1, flip, offset, b);
       }
+      if (offset < k_bytes) {
+        QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+          sums[i] = T::sum_row_chunk_partial(sums[i], rows[i] + offset, k_bytes - offset, flip);
+        }
+        in_place_groups<Flip>(t, rows, whole % kChunkGroups, flip, offset, b);
+        if (tail != 0) in_place_tail(t, rows, tail, flip, offset, b);
+      }
+      const std::uint32_t scale = args.zb_uniform ? static_cast<std::uint32_t>(args.col_zb[0]) : 1u;
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        row_terms[i] = static_cast<std::int32_t>((0u - static_cast<std::uint32_t>(T::reduce_add(sums[i]))) * scale);
+      }
+    } else {
+      static_assert(SumsRowsInTile<T>, "AWalk::row_sums needs the family's row-sum operations");
     }
   }
 
@@ -284,19 +364,20 @@ struct GemmTileKernel {
   // allocator spilled the whole tile at the join. Per-tensor weights (TFLite's uint8 models) have
   // one zb, by which the driver has multiplied the row terms: one broadcast per row instead of a
   // vpmulld per vector.
-  static void add_zero_point_terms(Tile& t, const GemmUkernelArgs& args) {
-    if (args.row_terms != nullptr && args.zb_uniform) {
+  // row_terms: args.row_terms, or the terms an AWalk::row_sums walk summed.
+  static void add_zero_point_terms(Tile& t, const GemmUkernelArgs& args, const std::int32_t* row_terms) {
+    if (row_terms != nullptr && args.zb_uniform) {
       QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
         if (static_cast<std::size_t>(i) >= args.rows) break;
-        const Acc row = T::set1(args.row_terms[i]);
+        const Acc row = T::set1(row_terms[i]);
         QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = T::add(t.acc[i][v], row);
       }
-    } else if (args.row_terms != nullptr) {
+    } else if (row_terms != nullptr) {
       Acc zb[kVecs];
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) zb[v] = T::load(args.col_zb + v * T::kLanes);
       QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
         if (static_cast<std::size_t>(i) >= args.rows) break;
-        const Acc row = T::set1(args.row_terms[i]);
+        const Acc row = T::set1(row_terms[i]);
         QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
           t.acc[i][v] = T::add(t.acc[i][v], T::mullo(row, zb[v]));
         }
@@ -481,10 +562,17 @@ constexpr GemmUkernel make_gemm_ukernel(const char* name) {
   // The scalar family, a reference rather than a speed path, keeps the driver's fallback (one
   // segment per K block through `partial`): no second instance to compile, and the fallback that
   // the Arm families use stays tested on every machine.
-  GemmUkernelFn segments = nullptr;
-  if constexpr (T::kInPlace && T::kIsa != Isa::scalar) segments = &GemmTileKernel<T, MR, NR, true>::run;
-  return GemmUkernel{T::kIsa,     MR,       NR,   T::kKr,   K::kNrStride,     T::kAFormat, T::kBFormat,
-                     T::kInPlace, &K::run, name, segments, K::kFoldedOrigin};
+  GemmUkernelFn segments = nullptr, row_sums = nullptr;
+  if constexpr (T::kInPlace && T::kIsa != Isa::scalar) segments = &GemmTileKernel<T, MR, NR, AWalk::segments>::run;
+  // In-tile row sums where their MR vectors fit beside the tile, its B vectors, the broadcast and
+  // the ones vector of the sums in the family's registers: spilled, they cost more than they save
+  // (8x48 on InceptionV3's 17x17x768 -> 192: 12-24% slower than the separate pass).
+  constexpr int kRegistersForRowSums = MR * K::kVecs + K::kVecs + 1 + MR + 1;
+  if constexpr (T::kInPlace && SumsRowsInTile<T>) {
+    if constexpr (kRegistersForRowSums <= T::kRegisters) row_sums = &GemmTileKernel<T, MR, NR, AWalk::row_sums>::run;
+  }
+  return GemmUkernel{T::kIsa,  MR,       NR,   T::kKr,   K::kNrStride,      T::kAFormat, T::kBFormat,
+                     T::kInPlace, &K::run, name, segments, K::kFoldedOrigin, row_sums};
 }
 
 }  // namespace qtune::detail

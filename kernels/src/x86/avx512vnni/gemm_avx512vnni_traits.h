@@ -33,6 +33,25 @@ struct Avx512VnniTraits : ZmmBase {
     return _mm512_zextsi256_si512(
         _mm256_dpbusd_epi32(_mm512_castsi512_si256(acc), _mm512_castsi512_si256(a), _mm512_castsi512_si256(b)));
   }
+
+  // In-kernel row sums (GemmTileKernel's AWalk::row_sums): 64 bytes of a row summed into the 16
+  // lanes of `sums` by one vpdpbusd with ones, flipped first where `flip` is set (the bytes the
+  // tile multiplies are A XOR flip, four copies of one byte); the partial form reads only the first
+  // n (< 64) bytes, with a byte mask that never touches memory past them.
+  static constexpr std::size_t kRowChunkBytes = 64;
+  static constexpr int kRegisters = 32;
+  static Acc sum_row_chunk(Acc sums, const std::uint8_t* p, std::uint32_t flip) {
+    __m512i bytes = _mm512_loadu_si512(p);
+    if (flip != 0) bytes = _mm512_xor_si512(bytes, _mm512_set1_epi32(static_cast<int>(flip)));
+    return _mm512_dpbusd_epi32(sums, bytes, _mm512_set1_epi8(1));
+  }
+  static Acc sum_row_chunk_partial(Acc sums, const std::uint8_t* p, std::size_t n, std::uint32_t flip) {
+    const __mmask64 valid = (std::uint64_t{1} << n) - 1;
+    __m512i bytes = _mm512_maskz_loadu_epi8(valid, p);
+    if (flip != 0) bytes = _mm512_xor_si512(bytes, _mm512_maskz_set1_epi8(valid, static_cast<char>(flip & 0xFF)));
+    return _mm512_dpbusd_epi32(sums, bytes, _mm512_set1_epi8(1));
+  }
+  static std::int32_t reduce_add(Acc sums) { return _mm512_reduce_add_epi32(sums); }
 };
 
 }  // namespace
