@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <set>
+#include <utility>
 #include <thread>
 
 #include "conv2d_sweep.h"
@@ -240,9 +241,9 @@ TEST_P(Conv2dIsaTest, ImplicitSkipsKernelRowsInThePadding) {
   }
 }
 
-// algo=implicit with a weight zero point on three threads: each thread pads and sums the windows of
-// its own share of output rows (conv_window_terms over a range), and three shares of a batch of
-// two split the images mid-way, so a share starts and ends inside an image with kernel rows
+// algo=implicit with a weight zero point on three threads: each GEMM task pads and sums the windows
+// of its own rows (GemmASource::prepare_task, conv_window_terms over a range), and the tasks of a
+// batch of two split the images mid-way, so a share starts and ends inside an image with kernel rows
 // reaching into its neighbour's input rows (7x1) or the padding (1x7, columns first).
 TEST_P(Conv2dIsaTest, ImplicitWindowTermsInSharesMatchReference) {
   const Isa isa = GetParam();
@@ -264,10 +265,16 @@ TEST_P(Conv2dIsaTest, ImplicitWindowTermsInSharesMatchReference) {
       c.gemm.nr = tiles.front().nr;
       c.gemm.pack_a = false;
       c.gemm.threads = 3;
-      if (!conv2d_check_config(p, c).empty()) continue;
-      SCOPED_TRACE(testing::describe(c));
-      testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi + 3));
-      ++ran;
+      // The engine's own split, then one task per panel of rows (each task pads its rows and
+      // their kernel rows' reach again), then tasks along N that share their rows.
+      for (const auto& [mc, nc] : {std::pair{0, 0}, std::pair{c.gemm.mr, 0}, std::pair{0, c.gemm.nr}}) {
+        c.gemm.mc = mc;
+        c.gemm.nc = nc;
+        if (!conv2d_check_config(p, c).empty()) continue;
+        SCOPED_TRACE(testing::describe(c));
+        testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi + 3));
+        ++ran;
+      }
     }
   }
   if (isa != Isa::avx2 && isa != Isa::amx) {

@@ -331,9 +331,61 @@ void GemmConv::run_indirect(const std::uint8_t* input, std::uint8_t* output) con
   }
 }
 
+namespace {
+// What GemmConv::task_rows needs, for GemmASource::prepare_task.
+struct ImplicitTaskContext {
+  const GemmConv* conv;
+  const std::uint8_t* input;
+};
+}  // namespace
+
+GemmASource::TaskRows GemmConv::task_rows(const std::uint8_t* input, std::size_t m_begin, std::size_t m_end) const {
+  const Conv2dProblem& p = problem_;
+  // The pool thread's own, whole-sized (each task fills only its rows), kept across calls.
+  thread_local std::vector<std::uint8_t> padded;
+  thread_local std::vector<std::int32_t> terms;
+  const auto ow_n = static_cast<std::size_t>(p.out_w()), oh_n = static_cast<std::size_t>(p.out_h());
+  // Output rows (n, oh) of the task's GEMM rows (rows are (n, oh, ow) in order).
+  const std::size_t first_out = m_begin / ow_n, end_out = (m_end + ow_n - 1) / ow_n;
+  GemmASource::TaskRows rows{input, nullptr};
+  if (padded_) {
+    padded.resize(static_cast<std::size_t>(p.batch * padded_h_ * padded_w_ * p.in_c));
+    // The padded rows their windows reach, from the first output row's first kernel row to the
+    // last one's last.
+    const auto padded_row_of = [&](std::size_t out_row, std::int64_t kh) {
+      const auto n = static_cast<std::int64_t>(out_row / oh_n), oh = static_cast<std::int64_t>(out_row % oh_n);
+      return static_cast<std::size_t>(n * padded_h_ + oh * p.stride_h + kh * p.dilation_h);
+    };
+    pad_rows(input, padded_row_of(first_out, 0), padded_row_of(end_out - 1, p.kernel_h - 1) + 1, padded.data());
+    rows.base = padded.data();
+  }
+  if (window_terms_) {
+    terms.resize(static_cast<std::size_t>(m_));
+    conv_window_terms(p, *engines_[0], input, first_out, end_out, WindowTermsLayout{ow_n, 1}, terms.data());
+    rows.row_terms = terms.data();
+  }
+  return rows;
+}
+
 void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) const {
   const Conv2dProblem& p = problem_;
   const int threads = std::max(1, engines_[0]->config().threads);
+  if (threads > 1 && !columns_first_ && (padded_ || window_terms_)) {
+    // Each GEMM task pads and sums the rows it reads itself (GemmASource::prepare_task).
+    const ImplicitTaskContext context{this, input};
+    GemmASource source = GemmASource::dense_segments(input, row_offsets_.data(), segment_stride_);
+    if (!live_segments_.empty()) {
+      source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(p.a_zero_point),
+                                         live_panels_.data(), static_cast<std::size_t>(engines_[0]->config().mr));
+    }
+    source = source.with_task_preparation(
+        [](const void* c, std::size_t m_begin, std::size_t m_end) {
+          const auto& task = *static_cast<const ImplicitTaskContext*>(c);
+          return task.conv->task_rows(task.input, m_begin, m_end);
+        },
+        &context);
+    return engines_[0]->run(source, output, static_cast<std::size_t>(p.out_c));
+  }
   // Per calling thread, kept across calls (run is const and may run concurrently): the input with
   // its padding as zero-point pixels (a ninth of what im2col writes for a 3x3 kernel), and the
   // rows' terms of the weight zero point. Inside the pool's tasks these names would denote the

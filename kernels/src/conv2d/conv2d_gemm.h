@@ -83,6 +83,9 @@ class GemmConv {
   // Rows [first, end) (of N * padded_h_) of the input with its padding (zero-point pixels) into
   // `padded`, the whole padded input's first byte.
   void pad_rows(const std::uint8_t* input, std::size_t first, std::size_t end, std::uint8_t* padded) const;
+  // implicit on several threads (GemmASource::prepare_task): the padded input rows and the row
+  // terms that GEMM rows [m_begin, m_end) read, in the calling thread's own buffers.
+  GemmASource::TaskRows task_rows(const std::uint8_t* input, std::size_t m_begin, std::size_t m_end) const;
 
   Conv2dProblem problem_;
   ConvAlgo algo_;

@@ -371,10 +371,19 @@ void GemmEngine::State::requantize_block(const RequantPlan& block_plan, const st
   requantize_rows_scalar(constants, out_type, acc, rows, cols, acc_stride, out, ldc);
 }
 
-void GemmEngine::State::run_task(const GemmASource& a, std::size_t task, std::uint8_t* c, std::size_t ldc) const {
+void GemmEngine::State::run_task(const GemmASource& source, std::size_t task, std::uint8_t* c, std::size_t ldc) const {
   Scratch& s = thread_scratch();
   const std::size_t tm = task / tasks_n, tn = task % tasks_n;
   const std::size_t m0 = tm * mc, rows_m = std::min(mc, m - m0);
+  // The task's own layout of its rows where the source makes one (GemmASource::prepare_task).
+  GemmASource prepared;
+  if (source.prepare_task != nullptr) {
+    const GemmASource::TaskRows rows = source.prepare_task(source.prepare_context, m0, m0 + rows_m);
+    prepared = source;
+    prepared.a = rows.base;
+    if (rows.row_terms != nullptr) prepared.row_terms = rows.row_terms;
+  }
+  const GemmASource& a = source.prepare_task != nullptr ? prepared : source;
   const std::size_t n0 = tn * nc, cols_n = std::min(nc, n - n0);
   const std::size_t m_panels = ceil_div(rows_m, mr), n_panels = ceil_div(cols_n, nr);
   const std::size_t out_elem = problem.out_type == DType::s32 ? 4 : 1;
