@@ -339,14 +339,25 @@ struct ImplicitTaskContext {
 };
 }  // namespace
 
+WindowTermsLayout GemmConv::window_layout() const {
+  const auto oh_n = static_cast<std::size_t>(problem_.out_h()), ow_n = static_cast<std::size_t>(problem_.out_w());
+  return columns_first_ ? WindowTermsLayout{1, oh_n} : WindowTermsLayout{ow_n, 1};
+}
+
 GemmASource::TaskRows GemmConv::task_rows(const std::uint8_t* input, std::size_t m_begin, std::size_t m_end) const {
   const Conv2dProblem& p = problem_;
   // The pool thread's own, whole-sized (each task fills only its rows), kept across calls.
   thread_local std::vector<std::uint8_t> padded;
   thread_local std::vector<std::int32_t> terms;
   const auto ow_n = static_cast<std::size_t>(p.out_w()), oh_n = static_cast<std::size_t>(p.out_h());
-  // Output rows (n, oh) of the task's GEMM rows (rows are (n, oh, ow) in order).
-  const std::size_t first_out = m_begin / ow_n, end_out = (m_end + ow_n - 1) / ow_n;
+  // Output rows (n, oh) whose windows the task's GEMM rows are: rows (n, oh, ow) in order, or
+  // columns first (n, ow, oh), where a task's columns reach every row of their images.
+  std::size_t first_out = m_begin / ow_n, end_out = (m_end + ow_n - 1) / ow_n;
+  if (columns_first_) {
+    const std::size_t image = ow_n * oh_n;
+    first_out = m_begin / image * oh_n;
+    end_out = (m_end + image - 1) / image * oh_n;
+  }
   GemmASource::TaskRows rows{input, nullptr};
   if (padded_) {
     padded.resize(static_cast<std::size_t>(p.batch * padded_h_ * padded_w_ * p.in_c));
@@ -361,7 +372,7 @@ GemmASource::TaskRows GemmConv::task_rows(const std::uint8_t* input, std::size_t
   }
   if (window_terms_) {
     terms.resize(static_cast<std::size_t>(m_));
-    conv_window_terms(p, *engines_[0], input, first_out, end_out, WindowTermsLayout{ow_n, 1}, terms.data());
+    conv_window_terms(p, *engines_[0], input, first_out, end_out, window_layout(), terms.data());
     rows.row_terms = terms.data();
   }
   return rows;
@@ -370,59 +381,44 @@ GemmASource::TaskRows GemmConv::task_rows(const std::uint8_t* input, std::size_t
 void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) const {
   const Conv2dProblem& p = problem_;
   const int threads = std::max(1, engines_[0]->config().threads);
-  if (threads > 1 && !columns_first_ && (padded_ || window_terms_)) {
-    // Each GEMM task pads and sums the rows it reads itself (GemmASource::prepare_task).
-    const ImplicitTaskContext context{this, input};
-    GemmASource source = GemmASource::dense_segments(input, row_offsets_.data(), segment_stride_);
-    if (!live_segments_.empty()) {
-      source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(p.a_zero_point),
-                                         live_panels_.data(), static_cast<std::size_t>(engines_[0]->config().mr));
+  // On several threads each GEMM task pads and sums the rows it reads itself (task_rows), on one a
+  // pass before the GEMM does: the input with its padding as zero-point pixels (a ninth of what
+  // im2col writes for a 3x3 kernel) and the rows' terms of the weight zero point, in the calling
+  // thread's buffers, kept across calls (run is const and may run concurrently).
+  const bool per_task = threads > 1 && (padded_ || window_terms_);
+  const std::uint8_t* a = input;
+  const std::int32_t* row_terms = nullptr;
+  if (!per_task && (padded_ || window_terms_)) {
+    thread_local std::vector<std::uint8_t> padded;
+    thread_local std::vector<std::int32_t> terms;
+    if (padded_) {
+      const auto padded_rows = static_cast<std::size_t>(p.batch * padded_h_);
+      padded.resize(padded_rows * static_cast<std::size_t>(padded_w_ * p.in_c));
+      pad_rows(input, 0, padded_rows, padded.data());
+      a = padded.data();
     }
+    if (window_terms_) {
+      terms.resize(static_cast<std::size_t>(m_));
+      conv_window_terms(p, *engines_[0], input, 0, static_cast<std::size_t>(p.batch * p.out_h()), window_layout(),
+                        terms.data());
+      row_terms = terms.data();
+    }
+  }
+  const ImplicitTaskContext context{this, input};
+  GemmASource source = GemmASource::dense_segments(a, row_offsets_.data(), segment_stride_);
+  if (!live_segments_.empty()) {
+    source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(p.a_zero_point),
+                                       live_panels_.data(), static_cast<std::size_t>(engines_[0]->config().mr));
+  }
+  if (row_terms != nullptr) source = source.with_row_terms(row_terms);
+  if (per_task) {
     source = source.with_task_preparation(
         [](const void* c, std::size_t m_begin, std::size_t m_end) {
           const auto& task = *static_cast<const ImplicitTaskContext*>(c);
           return task.conv->task_rows(task.input, m_begin, m_end);
         },
         &context);
-    return engines_[0]->run(source, output, static_cast<std::size_t>(p.out_c));
   }
-  // Per calling thread, kept across calls (run is const and may run concurrently): the input with
-  // its padding as zero-point pixels (a ninth of what im2col writes for a 3x3 kernel), and the
-  // rows' terms of the weight zero point. Inside the pool's tasks these names would denote the
-  // pool thread's own vectors, so the tasks use the pointers taken here.
-  thread_local std::vector<std::uint8_t> padded;
-  thread_local std::vector<std::int32_t> terms;
-  const auto padded_rows = static_cast<std::size_t>(p.batch * padded_h_);
-  const auto padded_row_bytes = static_cast<std::size_t>(padded_w_ * p.in_c);
-  const auto output_rows = static_cast<std::size_t>(p.batch * p.out_h());
-  if (padded_) padded.resize(padded_rows * padded_row_bytes);
-  if (window_terms_) terms.resize(static_cast<std::size_t>(m_));
-  std::uint8_t* const padded_input = padded.data();
-  std::int32_t* const row_terms = terms.data();
-  // Both are done in one pass over equal parts, one per thread: a fork-join per step (the copy,
-  // then three steps of the terms) cost InceptionV3's 17x17 layers a tenth of their time on two
-  // threads, most of it waiting.
-  const WindowTermsLayout layout = columns_first_ ? WindowTermsLayout{1, static_cast<std::size_t>(p.out_h())}
-                                                  : WindowTermsLayout{static_cast<std::size_t>(p.out_w()), 1};
-  if (padded_ || window_terms_) {
-    in_shares(threads, [&](std::size_t part, std::size_t parts) {
-      if (padded_) {
-        const Share rows = share_of(padded_rows, part, parts);
-        pad_rows(input, rows.first, rows.end, padded_input);
-      }
-      if (window_terms_) {
-        const Share rows = share_of(output_rows, part, parts);
-        conv_window_terms(p, *engines_[0], input, rows.first, rows.end, layout, row_terms);
-      }
-    });
-  }
-
-  GemmASource source = GemmASource::dense_segments(padded_ ? padded_input : input, row_offsets_.data(), segment_stride_);
-  if (!live_segments_.empty()) {
-    source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(p.a_zero_point),
-                                       live_panels_.data(), static_cast<std::size_t>(engines_[0]->config().mr));
-  }
-  if (window_terms_) source = source.with_row_terms(row_terms);
   const auto ldc = static_cast<std::size_t>(p.out_c);
   if (!columns_first_) return engines_[0]->run(source, output, ldc);
   // Columns first: the GEMM's rows are (n, ow, oh); each goes back to its pixel's place, in parts.

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "conv2d/conv2d_window_terms.h"
 #include "gemm/gemm_driver.h"
 #include "qtune/kernels/conv2d.h"
 
@@ -84,8 +85,12 @@ class GemmConv {
   // `padded`, the whole padded input's first byte.
   void pad_rows(const std::uint8_t* input, std::size_t first, std::size_t end, std::uint8_t* padded) const;
   // implicit on several threads (GemmASource::prepare_task): the padded input rows and the row
-  // terms that GEMM rows [m_begin, m_end) read, in the calling thread's own buffers.
+  // terms that GEMM rows [m_begin, m_end) read, in the calling thread's own buffers. Tasks that
+  // share input rows each pad them: a copy of the input costs less than a fork-join and the
+  // cross-core reads of a shared copy.
   GemmASource::TaskRows task_rows(const std::uint8_t* input, std::size_t m_begin, std::size_t m_end) const;
+  // Where conv_window_terms puts output pixel (n, oh, ow)'s term: at its GEMM row.
+  WindowTermsLayout window_layout() const;
 
   Conv2dProblem problem_;
   ConvAlgo algo_;
