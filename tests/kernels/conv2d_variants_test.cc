@@ -244,7 +244,9 @@ TEST_P(Conv2dIsaTest, ImplicitSkipsKernelRowsInThePadding) {
 // algo=implicit with a weight zero point on three threads: each GEMM task pads and sums the windows
 // of its own rows (GemmASource::prepare_task, conv_window_terms over a range), and the tasks of a
 // batch of two split the images mid-way, so a share starts and ends inside an image with kernel rows
-// reaching into its neighbour's input rows (7x1) or the padding (1x7, columns first).
+// reaching into its neighbour's input rows (7x1) or the padding; with a zero point that reads as
+// zero bytes, 1x7 runs columns first, where each task also puts its block of rows and columns
+// back in pixel order (GemmASource::finish_task).
 TEST_P(Conv2dIsaTest, ImplicitWindowTermsInSharesMatchReference) {
   const Isa isa = GetParam();
   const auto tiles = representative_tiles(isa);
@@ -252,28 +254,33 @@ TEST_P(Conv2dIsaTest, ImplicitWindowTermsInSharesMatchReference) {
   //                                 n  h   w   c  oc kh kw sh sw dh dw pt pb pl pr g
   const std::vector<Shape> shapes = {{2, 9, 5, 8, 6, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, 1},      // 7x1, batch 2
                                      {2, 7, 6, 8, 5, 3, 3, 2, 1, 1, 1, 1, 2, 1, 1, 1},      // 3x3, stride 2 along H
-                                     {2, 5, 9, 8, 6, 1, 7, 1, 2, 1, 1, 0, 0, 3, 2, 1}};     // 1x7, columns first
+                                     {2, 5, 9, 8, 6, 1, 7, 1, 2, 1, 1, 0, 0, 3, 2, 1},      // 1x7
+                                     {2, 5, 9, 8, 40, 1, 7, 1, 2, 1, 1, 0, 0, 3, 2, 1}};    // and tasks along N
   int ran = 0;
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     for (std::size_t qi = 0; qi < quant_kinds().size(); ++qi) {
       if (!quant_kinds()[qi].b_zero_point_nonzero) continue;
-      const Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 7 + qi));
-      Conv2dConfig c;
-      c.algo = ConvAlgo::implicit;
-      c.gemm.isa = isa;
-      c.gemm.mr = tiles.front().mr;
-      c.gemm.nr = tiles.front().nr;
-      c.gemm.pack_a = false;
-      c.gemm.threads = 3;
-      // The engine's own split, then one task per panel of rows (each task pads its rows and
-      // their kernel rows' reach again), then tasks along N that share their rows.
-      for (const auto& [mc, nc] : {std::pair{0, 0}, std::pair{c.gemm.mr, 0}, std::pair{0, c.gemm.nr}}) {
-        c.gemm.mc = mc;
-        c.gemm.nc = nc;
-        if (!conv2d_check_config(p, c).empty()) continue;
-        SCOPED_TRACE(testing::describe(c));
-        testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi + 3));
-        ++ran;
+      for (bool zero_reads_zero : {false, true}) {
+        Conv2dProblem p = make_problem(shapes[si], quant_kinds()[qi], static_cast<std::uint32_t>(si * 7 + qi));
+        // Padding that reads as zero bytes: dead kernel rows skipped, 1xK kernels columns first.
+        if (zero_reads_zero) p.a_zero_point = p.a_type == DType::u8 ? 0 : -128;
+        Conv2dConfig c;
+        c.algo = ConvAlgo::implicit;
+        c.gemm.isa = isa;
+        c.gemm.mr = tiles.front().mr;
+        c.gemm.nr = tiles.front().nr;
+        c.gemm.pack_a = false;
+        c.gemm.threads = 3;
+        // The engine's own split, then one task per panel of rows (each task pads its rows and
+        // their kernel rows' reach again), then tasks along N that share their rows.
+        for (const auto& [mc, nc] : {std::pair{0, 0}, std::pair{c.gemm.mr, 0}, std::pair{0, c.gemm.nr}}) {
+          c.gemm.mc = mc;
+          c.gemm.nc = nc;
+          if (!conv2d_check_config(p, c).empty()) continue;
+          SCOPED_TRACE(testing::describe(c));
+          testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi + 3));
+          ++ran;
+        }
       }
     }
   }

@@ -20,22 +20,6 @@ constexpr std::int64_t kPatchGroup = 4;
 // Upper bound of one im2col block: the patch rows stay within about half an L2 of this class of core.
 constexpr std::int64_t kIm2colBlockBytes = 512 * 1024;
 
-// A part of [0, count) in `parts` equal shares: share `part`, as [first, end).
-struct Share {
-  std::size_t first, end;
-};
-Share share_of(std::size_t count, std::size_t part, std::size_t parts) {
-  return {count * part / parts, count * (part + 1) / parts};
-}
-
-// fn(part, parts) for one share per thread, on the shared pool (inline on one thread).
-template <class F>
-void in_shares(int threads, const F& fn) {
-  if (threads <= 1) return fn(std::size_t{0}, std::size_t{1});
-  const auto parts = static_cast<std::size_t>(threads);
-  ThreadPool::global().parallel_for(parts, threads, [&](std::size_t part, int) { fn(part, parts); });
-}
-
 template <class T>
 std::vector<T> slice(const std::vector<T>& v, std::int64_t begin, std::int64_t count) {
   if (v.size() <= 1) return v;  // per tensor
@@ -332,11 +316,25 @@ void GemmConv::run_indirect(const std::uint8_t* input, std::uint8_t* output) con
 }
 
 namespace {
-// What GemmConv::task_rows needs, for GemmASource::prepare_task.
+// What the implicit convolution's task hooks need (GemmASource::prepare_task, finish_task).
 struct ImplicitTaskContext {
   const GemmConv* conv;
   const std::uint8_t* input;
+  // Columns first: the GEMM's C (rows (n, ow, oh)), the output, and the output pixel of each row.
+  const std::uint8_t* gemm_rows;
+  std::uint8_t* output;
+  const std::uint32_t* pixel_of_row;
+  std::size_t out_c, out_elem;
 };
+// Columns first: GEMM rows [m_begin, m_end), columns [n_begin, n_end), to their output pixels.
+void scatter_rows(const ImplicitTaskContext& task, std::size_t m_begin, std::size_t m_end, std::size_t n_begin,
+                  std::size_t n_end) {
+  const std::size_t row_bytes = task.out_c * task.out_elem, first = n_begin * task.out_elem;
+  const std::size_t bytes = (n_end - n_begin) * task.out_elem;
+  for (std::size_t m = m_begin; m < m_end; ++m) {
+    std::memcpy(task.output + task.pixel_of_row[m] * row_bytes + first, task.gemm_rows + m * row_bytes + first, bytes);
+  }
+}
 }  // namespace
 
 WindowTermsLayout GemmConv::window_layout() const {
@@ -404,35 +402,36 @@ void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) con
       row_terms = terms.data();
     }
   }
-  const ImplicitTaskContext context{this, input};
+  const auto ldc = static_cast<std::size_t>(p.out_c);
+  // Columns first the GEMM's rows are (n, ow, oh), written to by_columns and then each to its
+  // pixel's place: by each task on several threads (finish_task), else in a pass after the GEMM.
+  thread_local std::vector<std::uint8_t> by_columns;
+  if (columns_first_) by_columns.resize(static_cast<std::size_t>(m_) * ldc * out_elem_);
+  const ImplicitTaskContext context{this, input, by_columns.data(), output, pixel_of_row_.data(), ldc, out_elem_};
   GemmASource source = GemmASource::dense_segments(a, row_offsets_.data(), segment_stride_);
   if (!live_segments_.empty()) {
     source = source.with_live_segments(live_segments_.data(), static_cast<std::uint8_t>(p.a_zero_point),
                                        live_panels_.data(), static_cast<std::size_t>(engines_[0]->config().mr));
   }
   if (row_terms != nullptr) source = source.with_row_terms(row_terms);
+  GemmASource::PrepareTask prepare = nullptr;
+  GemmASource::FinishTask finish = nullptr;
   if (per_task) {
-    source = source.with_task_preparation(
-        [](const void* c, std::size_t m_begin, std::size_t m_end) {
-          const auto& task = *static_cast<const ImplicitTaskContext*>(c);
-          return task.conv->task_rows(task.input, m_begin, m_end);
-        },
-        &context);
+    prepare = [](const void* c, std::size_t m_begin, std::size_t m_end) {
+      const auto& task = *static_cast<const ImplicitTaskContext*>(c);
+      return task.conv->task_rows(task.input, m_begin, m_end);
+    };
   }
-  const auto ldc = static_cast<std::size_t>(p.out_c);
+  if (columns_first_ && threads > 1) {
+    finish = [](const void* c, std::size_t m_begin, std::size_t m_end, std::size_t n_begin, std::size_t n_end) {
+      const auto& task = *static_cast<const ImplicitTaskContext*>(c);
+      scatter_rows(task, m_begin, m_end, n_begin, n_end);
+    };
+  }
+  if (prepare != nullptr || finish != nullptr) source = source.with_task_hooks(prepare, finish, &context);
   if (!columns_first_) return engines_[0]->run(source, output, ldc);
-  // Columns first: the GEMM's rows are (n, ow, oh); each goes back to its pixel's place, in parts.
-  thread_local std::vector<std::uint8_t> by_columns;
-  const std::size_t row_bytes = ldc * out_elem_;
-  by_columns.resize(static_cast<std::size_t>(m_) * row_bytes);
-  const std::uint8_t* const gemm_rows = by_columns.data();
   engines_[0]->run(source, by_columns.data(), ldc);
-  in_shares(threads, [&](std::size_t part, std::size_t parts) {
-    const Share rows = share_of(pixel_of_row_.size(), part, parts);
-    for (std::size_t m = rows.first; m < rows.end; ++m) {
-      std::memcpy(output + pixel_of_row_[m] * row_bytes, gemm_rows + m * row_bytes, row_bytes);
-    }
-  });
+  if (finish == nullptr) scatter_rows(context, 0, static_cast<std::size_t>(m_), 0, ldc);
 }
 
 void GemmConv::pad_rows(const std::uint8_t* input, std::size_t first, std::size_t end, std::uint8_t* padded) const {

@@ -378,7 +378,7 @@ void GemmEngine::State::run_task(const GemmASource& source, std::size_t task, st
   // The task's own layout of its rows where the source makes one (GemmASource::prepare_task).
   GemmASource prepared;
   if (source.prepare_task != nullptr) {
-    const GemmASource::TaskRows rows = source.prepare_task(source.prepare_context, m0, m0 + rows_m);
+    const GemmASource::TaskRows rows = source.prepare_task(source.task_context, m0, m0 + rows_m);
     prepared = source;
     prepared.a = rows.base;
     if (rows.row_terms != nullptr) prepared.row_terms = rows.row_terms;
@@ -577,6 +577,7 @@ void GemmEngine::State::run_task(const GemmASource& source, std::size_t task, st
     const RequantPlan& block_plan = block_plans.empty() ? *plan : block_plans[tn];
     requantize_block(block_plan, s.result.data(), rows_m, cols_n, cols_n, c + (m0 * ldc + n0), ldc);
   }
+  if (a.finish_task != nullptr) a.finish_task(a.task_context, m0, m0 + rows_m, n0, n0 + cols_n);
 }
 
 }  // namespace qtune::detail

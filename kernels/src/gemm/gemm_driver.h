@@ -97,26 +97,33 @@ struct GemmASource {
     s.live_panel_rows = panels != nullptr ? panel_rows : 0;
     return s;
   }
-  // Optional, segmented A: run by each task on its own thread before the task's first tile, for
-  // the task's rows [m_begin, m_end). Returns the base the task reads its rows from (in place of
-  // `a`; the row offsets are unchanged) and, where the source has row terms, the array the task
-  // takes them from (in place of `row_terms`, valid over the task's rows), or null where the
-  // rows are to be summed as without a preparation. A convolution lays
-  // out each task's share of its padded input in the memory of the thread that reads it: padded
-  // in a pass of its own, the copy and its terms cost a fork-join and sent half of the copy
-  // across cores (InceptionV3's 17x17x128 7x1 layer on two threads: 7.5 us of 51).
+  // Task hooks, optional, each given `task_context`; they let a caller do its own steps before
+  // and after the GEMM inside the GEMM's tasks, on the thread that runs each, instead of in passes
+  // with fork-joins of their own. (A convolution's padded input: padded in a pass of its own, the
+  // copy and its terms cost a fork-join and sent half of the copy across cores, InceptionV3's
+  // 17x17x128 7x1 layer on two threads: 7.5 us of 51.)
+  // prepare_task, segmented A only: run before the task's first tile, for the task's rows
+  // [m_begin, m_end). Returns the base the task reads its rows from (in place of `a`; the row
+  // offsets are unchanged) and the array it takes the row terms from (in place of `row_terms`,
+  // valid over the task's rows), or null where the rows are summed as without the hook.
   struct TaskRows {
     const void* base = nullptr;
     const std::int32_t* row_terms = nullptr;
   };
   using PrepareTask = TaskRows (*)(const void* context, std::size_t m_begin, std::size_t m_end);
+  // finish_task: run after the task has written its block of C, rows [m_begin, m_end) x columns
+  // [n_begin, n_end).
+  using FinishTask = void (*)(const void* context, std::size_t m_begin, std::size_t m_end, std::size_t n_begin,
+                              std::size_t n_end);
   PrepareTask prepare_task = nullptr;
-  const void* prepare_context = nullptr;
+  FinishTask finish_task = nullptr;
+  const void* task_context = nullptr;
 
-  GemmASource with_task_preparation(PrepareTask prepare, const void* context) const {
+  GemmASource with_task_hooks(PrepareTask prepare, FinishTask finish, const void* context) const {
     GemmASource s = *this;
     s.prepare_task = prepare;
-    s.prepare_context = context;
+    s.finish_task = finish;
+    s.task_context = context;
     return s;
   }
   bool is_indirect() const { return indirection != nullptr; }
