@@ -344,7 +344,7 @@ WindowTermsLayout GemmConv::window_layout() const {
 
 GemmASource::TaskRows GemmConv::task_rows(const std::uint8_t* input, std::size_t m_begin, std::size_t m_end) const {
   const Conv2dProblem& p = problem_;
-  // The pool thread's own, whole-sized (each task fills only its rows), kept across calls.
+  // The calling thread's own, whole-sized (each task fills only its rows), kept across calls.
   thread_local std::vector<std::uint8_t> padded;
   thread_local std::vector<std::int32_t> terms;
   const auto ow_n = static_cast<std::size_t>(p.out_w()), oh_n = static_cast<std::size_t>(p.out_h());
@@ -379,28 +379,16 @@ GemmASource::TaskRows GemmConv::task_rows(const std::uint8_t* input, std::size_t
 void GemmConv::run_implicit(const std::uint8_t* input, std::uint8_t* output) const {
   const Conv2dProblem& p = problem_;
   const int threads = std::max(1, engines_[0]->config().threads);
-  // On several threads each GEMM task pads and sums the rows it reads itself (task_rows), on one a
-  // pass before the GEMM does: the input with its padding as zero-point pixels (a ninth of what
-  // im2col writes for a 3x3 kernel) and the rows' terms of the weight zero point, in the calling
-  // thread's buffers, kept across calls (run is const and may run concurrently).
+  // The input with its padding as zero-point pixels (a ninth of what im2col writes for a 3x3
+  // kernel) and the rows' terms of the weight zero point (task_rows): on several threads each GEMM
+  // task makes those of the rows it reads, on one a pass over all rows before the GEMM does.
   const bool per_task = threads > 1 && (padded_ || window_terms_);
   const std::uint8_t* a = input;
   const std::int32_t* row_terms = nullptr;
   if (!per_task && (padded_ || window_terms_)) {
-    thread_local std::vector<std::uint8_t> padded;
-    thread_local std::vector<std::int32_t> terms;
-    if (padded_) {
-      const auto padded_rows = static_cast<std::size_t>(p.batch * padded_h_);
-      padded.resize(padded_rows * static_cast<std::size_t>(padded_w_ * p.in_c));
-      pad_rows(input, 0, padded_rows, padded.data());
-      a = padded.data();
-    }
-    if (window_terms_) {
-      terms.resize(static_cast<std::size_t>(m_));
-      conv_window_terms(p, *engines_[0], input, 0, static_cast<std::size_t>(p.batch * p.out_h()), window_layout(),
-                        terms.data());
-      row_terms = terms.data();
-    }
+    const GemmASource::TaskRows rows = task_rows(input, 0, static_cast<std::size_t>(m_));
+    a = static_cast<const std::uint8_t*>(rows.base);
+    row_terms = rows.row_terms;
   }
   const auto ldc = static_cast<std::size_t>(p.out_c);
   // Columns first the GEMM's rows are (n, ow, oh), written to by_columns and then each to its

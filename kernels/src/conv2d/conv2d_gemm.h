@@ -84,10 +84,10 @@ class GemmConv {
   // Rows [first, end) (of N * padded_h_) of the input with its padding (zero-point pixels) into
   // `padded`, the whole padded input's first byte.
   void pad_rows(const std::uint8_t* input, std::size_t first, std::size_t end, std::uint8_t* padded) const;
-  // implicit on several threads (GemmASource::prepare_task): the padded input rows and the row
-  // terms that GEMM rows [m_begin, m_end) read, in the calling thread's own buffers. Tasks that
-  // share input rows each pad them: a copy of the input costs less than a fork-join and the
-  // cross-core reads of a shared copy.
+  // implicit: the padded input rows and the row terms that GEMM rows [m_begin, m_end) read, in the
+  // calling thread's own buffers, kept across calls (run is const and may run concurrently). On
+  // several threads each GEMM task calls it (GemmASource::prepare_task); tasks that share input
+  // rows each pad them: a copy costs less than a fork-join and the cross-core reads of a shared one.
   GemmASource::TaskRows task_rows(const std::uint8_t* input, std::size_t m_begin, std::size_t m_end) const;
   // Where conv_window_terms puts output pixel (n, oh, ow)'s term: at its GEMM row.
   WindowTermsLayout window_layout() const;

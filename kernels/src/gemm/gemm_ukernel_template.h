@@ -326,7 +326,7 @@ struct GemmTileKernel {
         row_terms[i] = static_cast<std::int32_t>((0u - static_cast<std::uint32_t>(T::reduce_add(sums[i]))) * scale);
       }
     } else {
-      static_assert(SumsRowsInTile<T>, "AWalk::row_sums needs the family's row-sum operations");
+      static_assert(SumsRowsInTile<T> && T::kInPlace, "AWalk::row_sums needs in-place A and the family's row sums");
     }
   }
 
