@@ -31,6 +31,38 @@ TEST(ThreadPool, RunsEveryTaskExactlyOnce) {
   }
 }
 
+// Each thread runs its own equal range of tasks in order, then takes what is left of the others'
+// from their ends: on two threads, 0 1 2 ... then 99 98 ..., and 50 51 ... then 49 48 ... (on three,
+// two thieves may share a range's end). Whatever the timing: a thread that starts late finds part
+// or all of its range taken from the back.
+TEST(ThreadPool, ThreadsRunContiguousRunsOfTasks) {
+  for (int threads : {2, 3}) {
+    const std::size_t tasks = 100;
+    std::vector<std::vector<std::size_t>> order(static_cast<std::size_t>(threads));
+    ThreadPool::global().parallel_for(tasks, threads, [&](std::size_t task, int thread) {
+      order[static_cast<std::size_t>(thread)].push_back(task);
+    });
+    std::vector<int> ran(tasks, 0);
+    for (std::size_t t = 0; t < order.size(); ++t) {
+      const std::size_t own_begin = tasks * t / order.size(), own_end = tasks * (t + 1) / order.size();
+      const std::vector<std::size_t>& seq = order[t];
+      std::size_t i = 0;
+      for (; i < seq.size() && seq[i] >= own_begin && seq[i] < own_end; ++i) {
+        EXPECT_EQ(seq[i], own_begin + i) << "thread " << t << " of " << threads << ": its own tasks in order";
+      }
+      for (; i < seq.size(); ++i) {
+        EXPECT_FALSE(seq[i] >= own_begin && seq[i] < own_end) << "thread " << t << " came back to its own range";
+        if (i > 0 && !(seq[i - 1] >= own_begin && seq[i - 1] < own_end) &&
+            seq[i - 1] * order.size() / tasks == seq[i] * order.size() / tasks) {
+          EXPECT_LT(seq[i], seq[i - 1]) << "thread " << t << ": another's tasks from the back";
+        }
+      }
+      for (std::size_t task : seq) ++ran[task];
+    }
+    EXPECT_EQ(ran, std::vector<int>(tasks, 1));
+  }
+}
+
 TEST(ThreadPool, RethrowsTheTasksException) {
   EXPECT_THROW(ThreadPool::global().parallel_for(8, 2,
                                                  [](std::size_t task, int) {

@@ -14,6 +14,23 @@ thread_local bool t_inside_pool_task = false;
 // Kept reachable so that leak checkers do not report them.
 std::vector<std::thread>* g_orphaned_workers = nullptr;
 
+constexpr std::uint64_t pack_range(std::uint64_t next, std::uint64_t end) { return end << 32 | next; }
+
+// Takes the first (from_back: last) task of `bounds`' range; false where the range is empty.
+bool take_task(std::atomic<std::uint64_t>& bounds, bool from_back, std::size_t& task) {
+  std::uint64_t word = bounds.load(std::memory_order_relaxed);
+  for (;;) {
+    const std::uint64_t next = word & 0xffffffffu, end = word >> 32;
+    if (next >= end) return false;
+    const std::uint64_t taken = from_back ? end - 1 : next;
+    const std::uint64_t rest = from_back ? pack_range(next, end - 1) : pack_range(next + 1, end);
+    if (bounds.compare_exchange_weak(word, rest, std::memory_order_relaxed)) {
+      task = static_cast<std::size_t>(taken);
+      return true;
+    }
+  }
+}
+
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -67,8 +84,8 @@ void ThreadPool::forget_workers_after_fork() {
   stopping_.store(false);
   job_.store(0);
   fn_ = nullptr;
-  tasks_ = 0;
-  next_task_.store(0);
+  participants_ = 0;
+  for (auto& range : ranges_) range.bounds.store(0);
   finished_.store(0);
   failed_.store(false);
   error_ = nullptr;
@@ -93,18 +110,22 @@ void ThreadPool::ensure_workers(int count) {
   }
 }
 
-// Takes tasks until none is left.
+// Takes tasks until none is left: the thread's own range from the front, then the others' from the
+// back (a thief and the owner then meet in the middle of the owner's range, not at every task).
 void ThreadPool::run_tasks(int thread) {
   t_inside_pool_task = true;
-  for (;;) {
-    const std::size_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (task >= tasks_ || failed_.load(std::memory_order_relaxed)) break;
-    try {
-      (*fn_)(task, thread);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!error_) error_ = std::current_exception();
-      failed_.store(true, std::memory_order_relaxed);
+  for (int i = 0; i < participants_ && !failed_.load(std::memory_order_relaxed); ++i) {
+    const bool own = i == 0;
+    std::atomic<std::uint64_t>& bounds = ranges_[(thread + i) % participants_].bounds;
+    std::size_t task = 0;
+    while (!failed_.load(std::memory_order_relaxed) && take_task(bounds, !own, task)) {
+      try {
+        (*fn_)(task, thread);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+        failed_.store(true, std::memory_order_relaxed);
+      }
     }
   }
   t_inside_pool_task = false;
@@ -139,13 +160,28 @@ void ThreadPool::parallel_for(std::size_t tasks, int threads, const std::functio
     for (std::size_t t = 0; t < tasks; ++t) fn(t, 0);
     return;
   }
+  // (Ranges hold task indices in half a word: a larger job runs as several.)
+  for (std::size_t first = 0; first < tasks; first += kMaxTasksPerJob) {
+    const std::size_t count = std::min(kMaxTasksPerJob, tasks - first);
+    if (first == 0 && count == tasks) {
+      run_job(tasks, helpers, fn);
+    } else {
+      run_job(count, helpers, [&](std::size_t task, int thread) { fn(first + task, thread); });
+    }
+  }
+}
+
+void ThreadPool::run_job(std::size_t tasks, int helpers, const std::function<void(std::size_t, int)>& fn) {
   std::lock_guard<std::mutex> job(job_mutex_);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ensure_workers(helpers);
     fn_ = &fn;
-    tasks_ = tasks;
-    next_task_.store(0, std::memory_order_relaxed);
+    participants_ = helpers + 1;
+    for (int t = 0; t < participants_; ++t) {
+      const auto share = [&](int thread) { return tasks * static_cast<std::size_t>(thread) / static_cast<std::size_t>(participants_); };
+      ranges_[t].bounds.store(pack_range(share(t), share(t + 1)), std::memory_order_relaxed);
+    }
     finished_.store(0, std::memory_order_relaxed);
     failed_.store(false, std::memory_order_relaxed);
     error_ = nullptr;

@@ -4,8 +4,15 @@
 // Operators are short (a 256^3 GEMM takes about 40 us on one core), so waking a sleeping thread
 // through the kernel (a futex, tens of microseconds in a VM) would cost as much as the work.
 // Between jobs the workers therefore spin for a while (kSpinMicroseconds) on an atomic job word
-// before they sleep, as OpenMP runtimes and pthreadpool do; tasks are handed out with an atomic
-// counter, and the caller spins on the completion count the same way.
+// before they sleep, as OpenMP runtimes and pthreadpool do, and the caller spins on the completion
+// count the same way.
+//
+// Tasks are handed out in contiguous runs: each thread owns an equal range of the task indices and
+// takes its own from the front; a thread whose range is empty takes the others' from the back. An
+// operator's neighbouring tasks touch neighbouring memory (a GEMM's blocks of rows), and when the
+// threads took alternate tasks from one counter, each core's prefetchers ran into the blocks of C
+// the other core was writing: MobileNetV2's 112x112x16 -> 96 1x1 layer in 50 blocks of 256 rows
+// took 96 us on two cores of an AMD EPYC against 54 in two blocks and 102 on one core.
 #pragma once
 
 #include <atomic>
@@ -26,7 +33,8 @@ class ThreadPool {
   static ThreadPool& global();
 
   // Runs fn(task, thread) for every task in [0, tasks) on up to `threads` threads, the calling
-  // thread included (thread 0), handing out tasks dynamically; returns when all are done and
+  // thread included (thread 0), each thread its own run of tasks in index order, then what is left
+  // of the others' (see above); returns when all are done and
   // rethrows the first exception a task threw. One job runs at a time: concurrent callers wait
   // their turn. A call made from inside a task runs inline on that thread (no deadlock).
   void parallel_for(std::size_t tasks, int threads, const std::function<void(std::size_t, int)>& fn);
@@ -43,6 +51,7 @@ class ThreadPool {
   void ensure_workers(int count);
   void worker_loop(int index, std::uint64_t seen);  // seen: the last job word before this worker existed
   void run_tasks(int thread);
+  void run_job(std::size_t tasks, int helpers, const std::function<void(std::size_t, int)>& fn);
 
   // A job is published as one word, generation << 8 | participants, so that a worker reads which
   // job it sees and whether it takes part in it in one atomic load.
@@ -50,6 +59,15 @@ class ThreadPool {
   static std::uint64_t job_word(std::uint64_t generation, int participants) {
     return generation << kParticipantBits | static_cast<std::uint64_t>(participants);
   }
+  static constexpr int kMaxParticipants = 1 << kParticipantBits;
+
+  // One thread's run of tasks, [next, end) packed in one word (next in the low half) so that the
+  // owner's take from the front and a thief's from the back are one compare-and-swap each. On a
+  // cache line of its own: the owner's takes stay in its core's cache until a thief comes.
+  struct alignas(64) TaskRange {
+    std::atomic<std::uint64_t> bounds{0};
+  };
+  static constexpr std::size_t kMaxTasksPerJob = 0xffffffffu;  // what half a word holds
 
   std::mutex job_mutex_;  // serializes jobs
   std::mutex mutex_;      // guards worker creation, sleeping/waking, error_
@@ -59,8 +77,8 @@ class ThreadPool {
   std::atomic<std::uint64_t> job_{0};
   // The current job (written before job_ is published).
   const std::function<void(std::size_t, int)>* fn_ = nullptr;
-  std::size_t tasks_ = 0;
-  std::atomic<std::size_t> next_task_{0};
+  int participants_ = 0;
+  TaskRange ranges_[kMaxParticipants];
   std::atomic<int> finished_{0};  // participating workers done with the current job
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
