@@ -7,7 +7,8 @@
 // runs on the last K block. With separate requantization the last block writes int32 C into a dense
 // buffer and the standalone requantize kernel turns the task's block into u8/s8.
 //
-// Threads: tasks are (M block, N block) pairs handed out dynamically by the persistent pool. Where
+// Threads: tasks are (M block, N block) pairs, M-major, run by the persistent pool, each thread a
+// contiguous run of them (whole M blocks next to each other) before it helps the others. Where
 // the blocking leaves fewer tasks than threads, the split takes the longer side: M (every thread
 // then reads the same shared, read-only packed B and packs only its own A rows), or N at NR-panel
 // granularity where N is longer or M has too few rows for every thread (every thread then reads
