@@ -178,9 +178,11 @@ void ThreadPool::run_job(std::size_t tasks, int helpers, const std::function<voi
     ensure_workers(helpers);
     fn_ = &fn;
     participants_ = helpers + 1;
+    const auto share_begin = [&](int thread) {
+      return tasks * static_cast<std::size_t>(thread) / static_cast<std::size_t>(participants_);
+    };
     for (int t = 0; t < participants_; ++t) {
-      const auto share = [&](int thread) { return tasks * static_cast<std::size_t>(thread) / static_cast<std::size_t>(participants_); };
-      ranges_[t].bounds.store(pack_range(share(t), share(t + 1)), std::memory_order_relaxed);
+      ranges_[t].bounds.store(pack_range(share_begin(t), share_begin(t + 1)), std::memory_order_relaxed);
     }
     finished_.store(0, std::memory_order_relaxed);
     failed_.store(false, std::memory_order_relaxed);

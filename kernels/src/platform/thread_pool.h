@@ -12,7 +12,8 @@
 // operator's neighbouring tasks touch neighbouring memory (a GEMM's blocks of rows), and when the
 // threads took alternate tasks from one counter, each core's prefetchers ran into the blocks of C
 // the other core was writing: MobileNetV2's 112x112x16 -> 96 1x1 layer in 50 blocks of 256 rows
-// took 96 us on two cores of an AMD EPYC against 54 in two blocks and 102 on one core.
+// took 96 us on two cores of an AMD EPYC against 54 in two blocks and 102 on one core; in
+// contiguous runs, 59 us.
 #pragma once
 
 #include <atomic>
