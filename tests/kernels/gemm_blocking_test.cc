@@ -46,6 +46,7 @@ TEST_P(GemmBlocking, BlockingThreadsAndStridesAreBitExact) {
       {5 * kr, 2 * mr, 0, 2},     // two threads over M blocks
       {0, 0, nr, 2},              // two threads over N blocks
       {4 * kr, 0, 2 * nr, 2},     // K and N blocking, two threads
+      {2 * kr, mr, nr, 2},        // two threads over a grid of M and N blocks (numbered N-major)
   };
   std::uint64_t seed = 7;
   for (const Blocking& b : blockings) {
