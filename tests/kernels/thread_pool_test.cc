@@ -43,8 +43,14 @@ TEST(ThreadPool, ThreadsRunContiguousRunsOfTasks) {
       order[static_cast<std::size_t>(thread)].push_back(task);
     });
     std::vector<int> ran(tasks, 0);
+    const auto range_begin = [&](std::size_t t) { return tasks * t / order.size(); };
+    const auto owner = [&](std::size_t task) {  // the thread whose range holds task
+      std::size_t t = 0;
+      while (task >= range_begin(t + 1)) ++t;
+      return t;
+    };
     for (std::size_t t = 0; t < order.size(); ++t) {
-      const std::size_t own_begin = tasks * t / order.size(), own_end = tasks * (t + 1) / order.size();
+      const std::size_t own_begin = range_begin(t), own_end = range_begin(t + 1);
       const std::vector<std::size_t>& seq = order[t];
       std::size_t i = 0;
       for (; i < seq.size() && seq[i] >= own_begin && seq[i] < own_end; ++i) {
@@ -52,8 +58,7 @@ TEST(ThreadPool, ThreadsRunContiguousRunsOfTasks) {
       }
       for (; i < seq.size(); ++i) {
         EXPECT_FALSE(seq[i] >= own_begin && seq[i] < own_end) << "thread " << t << " came back to its own range";
-        if (i > 0 && !(seq[i - 1] >= own_begin && seq[i - 1] < own_end) &&
-            seq[i - 1] * order.size() / tasks == seq[i] * order.size() / tasks) {
+        if (i > 0 && owner(seq[i - 1]) != t && owner(seq[i - 1]) == owner(seq[i])) {
           EXPECT_LT(seq[i], seq[i - 1]) << "thread " << t << ": another's tasks from the back";
         }
       }
