@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "qtune/records/best_selection.h"
@@ -41,7 +43,45 @@ TunedEntry parse_entry(const TunedConfig& e, std::size_t index) {
   }
   entry.lookup_key = lookup_key(entry.workload);
   entry.median_ns = e.median_ns;
+  const std::optional<LibraryConfig> library = to_library_config(entry.config);
+  entry.kind = library ? library->library : "qtune";
   return entry;
+}
+
+// The kind of a stored configuration as parse_entry tells it ("qtune" where the keys do not parse:
+// parse_entry reports those).
+std::string kind_of(const records::MeasurementRecord& m) {
+  try {
+    const Workload workload = Workload::parse_key(m.workload_key);
+    if (const auto library = to_library_config(full_space(workload.op).parse(m.config_key))) return library->library;
+  } catch (const std::invalid_argument&) {
+  }
+  return "qtune";
+}
+
+// The best record (records::select_best) of each kind of configuration per workload and target:
+// the best overall, and beside it the best of qtune's kernels where a library won, for a process
+// that cannot or may not run that library.
+std::vector<TunedConfig> best_of_each_kind(const std::vector<records::MeasurementRecord>& records) {
+  std::map<std::string, std::vector<records::MeasurementRecord>> by_kind;
+  for (const records::MeasurementRecord& m : records) by_kind[kind_of(m)].push_back(m);
+  std::vector<TunedConfig> entries;
+  for (const auto& [kind, of_kind] : by_kind) {
+    for (const records::MeasurementRecord& m : records::select_best(of_kind)) {
+      entries.push_back({m.workload_key, m.target_key, m.config_key, m.stats ? m.stats->median_ns : 0.0});
+    }
+  }
+  return entries;
+}
+
+// Keeps `entry` in `others` unless an entry of its kind there is as fast (then replaces none).
+void keep_best_of_kind(std::vector<TunedEntry>& others, TunedEntry entry) {
+  const auto same = std::find_if(others.begin(), others.end(), [&](const TunedEntry& e) { return e.kind == entry.kind; });
+  if (same == others.end()) {
+    others.push_back(std::move(entry));
+  } else if (entry.median_ns < same->median_ns) {
+    *same = std::move(entry);
+  }
 }
 
 }  // namespace
@@ -102,13 +142,22 @@ Runtime Runtime::from_entries(const std::vector<TunedConfig>& entries, RuntimeOp
     TunedEntry entry = parse_entry(entries[i], i);
     auto [it, inserted] = state->by_lookup_key.emplace(entry.lookup_key, state->entries.size());
     if (!inserted) {
-      // Two spellings of one workload (or an "all measurements" log): the faster one wins.
+      // Two spellings of one workload, an "all measurements" log, or the best of another kind:
+      // the faster one is the workload's entry, the other stays the best of its kind.
       TunedEntry& kept = state->entries[it->second];
-      if (entry.median_ns < kept.median_ns) kept = std::move(entry);
+      if (entry.median_ns < kept.median_ns) std::swap(kept, entry);
+      keep_best_of_kind(state->other_kinds[kept.lookup_key], std::move(entry));
       continue;
     }
     state->by_family[family_key(entry.workload)].push_back(state->entries.size());
     state->entries.push_back(std::move(entry));
+  }
+  // Each workload's other kinds: none of the best entry's kind, fastest first.
+  for (auto& [key, others] : state->other_kinds) {
+    const std::string& best_kind = state->entries[state->by_lookup_key.at(key)].kind;
+    std::erase_if(others, [&](const TunedEntry& e) { return e.kind == best_kind; });
+    std::sort(others.begin(), others.end(),
+              [](const TunedEntry& a, const TunedEntry& b) { return a.median_ns < b.median_ns; });
   }
   return Runtime(std::move(state));
 }
@@ -116,23 +165,16 @@ Runtime Runtime::from_entries(const std::vector<TunedConfig>& entries, RuntimeOp
 Runtime Runtime::from_database(const std::string& path, RuntimeOptions options) {
   auto db = records::TuningDb::open(path, records::OpenMode::read_only);
   db.set_validators(search_space_validators());  // a row written before a knob existed reads with its default
-  std::vector<TunedConfig> entries;
-  for (const records::BestRecord& best : db.all_best()) {
-    const records::MeasurementRecord& m = best.measurement;
-    entries.push_back({m.workload_key, m.target_key, m.config_key, m.stats ? m.stats->median_ns : 0.0});
-  }
-  return from_entries(entries, std::move(options));
+  records::MeasurementFilter correct;
+  correct.correct_only = true;
+  return from_entries(best_of_each_kind(db.measurements(correct)), std::move(options));
 }
 
 Runtime Runtime::from_log(const std::string& path, RuntimeOptions options) {
   const records::LogReadResult log = records::read_log_file(path, search_space_validators());
   if (!log.problems.empty()) throw records::LogError(log.problems);
   // The same choice as the database's (a log of `qtune export --all` holds every measurement).
-  std::vector<TunedConfig> entries;
-  for (const records::MeasurementRecord& m : records::select_best(log.records)) {
-    entries.push_back({m.workload_key, m.target_key, m.config_key, m.stats->median_ns});
-  }
-  return from_entries(entries, std::move(options));
+  return from_entries(best_of_each_kind(log.records), std::move(options));
 }
 
 Runtime Runtime::from_file(const std::string& path, RuntimeOptions options) {

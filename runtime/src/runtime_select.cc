@@ -98,6 +98,54 @@ bool runnable_isa(const Runtime::State& state, const typename Traits::KernelConf
   return false;
 }
 
+// Whether `entry`, tuned for exactly this workload, may run it here: then `choice` takes it (a
+// tuned selection) and true; else false with `why` saying what stops it.
+template <typename Traits>
+bool run_exact(const Runtime::State& state, const typename Traits::Problem& problem, int threads,
+               const TunedEntry& entry, Choice<typename Traits::KernelConfig>& choice, std::string& why) {
+  using KernelConfig = typename Traits::KernelConfig;
+  Selection& sel = choice.selection;
+  if (const auto library = to_library_config(entry.config)) {
+    std::string unsupported;
+    if (library->threads > threads) {
+      why = "tuned configuration " + entry.config.key() + " exceeds the thread budget " + std::to_string(threads);
+      return false;
+    }
+    if (!runnable_library<Traits>(state, *library, problem, sel.workload_key, &unsupported)) {
+      why = "tuned configuration " + entry.config.key() + " not run: " + unsupported;
+      return false;
+    }
+    sel.source = ConfigSource::tuned;
+    sel.config_key = entry.config.key();
+    sel.tuned_workload_key = entry.lookup_key;
+    choice.library = library;
+    return true;
+  }
+  const KernelConfig tuned = Traits::from(entry.config);
+  if (!runnable_isa<Traits>(state, tuned, sel.workload_key)) {
+    why = "tuned configuration " + entry.config.key() + " needs isa " + std::string(to_string(Traits::isa(tuned))) +
+          ", not usable on this CPU";
+    return false;
+  }
+  // A workload's tuned thread count is within its budget unless the entry was made by hand.
+  const std::string problem_text = Traits::threads(tuned) > threads
+                                       ? "threads=" + std::to_string(Traits::threads(tuned)) +
+                                             " exceeds the thread budget " + std::to_string(threads)
+                                       : Traits::check(problem, tuned);
+  if (!problem_text.empty()) {
+    state.warn_once("check:" + problem_text, "tuned configuration '" + entry.config.key() + "' of " +
+                                                 sel.workload_key + " is rejected (" + problem_text +
+                                                 "); the layer falls back");
+    why = "tuned configuration " + entry.config.key() + " rejected: " + problem_text;
+    return false;
+  }
+  sel.source = ConfigSource::tuned;
+  sel.config_key = entry.config.key();
+  sel.tuned_workload_key = entry.lookup_key;
+  choice.config = tuned;
+  return true;
+}
+
 template <typename Traits>
 Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const typename Traits::Problem& problem,
                                              int threads) {
@@ -107,47 +155,22 @@ Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const 
   Selection& sel = choice.selection;
   sel.workload_key = lookup_key(workload);
 
-  // 1. Exactly this workload: one hash lookup.
+  // 1. Exactly this workload: one hash lookup; its best entry, else the best of another kind
+  // measured for it (qtune's kernels where a library won but may not run here).
   std::string why = "not tuned";
   const auto exact = state.by_lookup_key.find(sel.workload_key);
   if (exact != state.by_lookup_key.end()) {
-    const TunedEntry& entry = state.entries[exact->second];
-    if (const auto library = to_library_config(entry.config)) {
-      std::string unsupported;
-      if (library->threads > threads) {
-        why = "tuned configuration " + entry.config.key() + " exceeds the thread budget " + std::to_string(threads);
-      } else if (runnable_library<Traits>(state, *library, problem, sel.workload_key, &unsupported)) {
-        sel.source = ConfigSource::tuned;
-        sel.config_key = entry.config.key();
-        sel.tuned_workload_key = entry.lookup_key;
-        choice.library = library;
-        return choice;
-      } else {
-        why = "tuned configuration " + entry.config.key() + " not run: " + unsupported;
-      }
-    } else {
-      const KernelConfig tuned = Traits::from(entry.config);
-      if (runnable_isa<Traits>(state, tuned, sel.workload_key)) {
-        // A workload's tuned thread count is within its budget unless the entry was made by hand.
-        const std::string problem_text =
-            Traits::threads(tuned) > threads
-                ? "threads=" + std::to_string(Traits::threads(tuned)) + " exceeds the thread budget " +
-                      std::to_string(threads)
-                : Traits::check(problem, tuned);
-        if (problem_text.empty()) {
-          sel.source = ConfigSource::tuned;
-          sel.config_key = entry.config.key();
-          sel.tuned_workload_key = entry.lookup_key;
-          choice.config = tuned;
+    const TunedEntry& best = state.entries[exact->second];
+    why.clear();
+    if (run_exact<Traits>(state, problem, threads, best, choice, why)) return choice;
+    if (const auto others = state.other_kinds.find(sel.workload_key); others != state.other_kinds.end()) {
+      for (const TunedEntry& other : others->second) {
+        std::string other_why;
+        if (run_exact<Traits>(state, problem, threads, other, choice, other_why)) {
+          sel.reason = why + "; the best " + other.kind + " configuration measured for this workload runs instead";
           return choice;
         }
-        state.warn_once("check:" + problem_text, "tuned configuration '" + entry.config.key() + "' of " +
-                                                     sel.workload_key + " is rejected (" + problem_text +
-                                                     "); the layer falls back");
-        why = "tuned configuration " + entry.config.key() + " rejected: " + problem_text;
-      } else {
-        why = "tuned configuration " + entry.config.key() + " needs isa " +
-              std::string(to_string(Traits::isa(tuned))) + ", not usable on this CPU";
+        why += "; " + other_why;
       }
     }
   }

@@ -22,6 +22,7 @@ struct TunedEntry {
   std::string lookup_key;  // lookup_key(workload)
   Config config;           // parsed against full_space(workload.op)
   double median_ns = 0;
+  std::string kind;        // "qtune" for qtune's kernels, else the library (to_library_config)
 };
 
 struct Runtime::State {
@@ -31,6 +32,10 @@ struct Runtime::State {
   std::vector<TunedEntry> entries;
   std::unordered_map<std::string, std::size_t> by_lookup_key;               // -> entries index
   std::unordered_map<std::string, std::vector<std::size_t>> by_family;      // family_key -> indices
+  // Per lookup key, the best entry of each kind other than the best entry's, fastest first: what
+  // the layer runs when its best cannot run here (a library left out by QTUNE_LIBRARIES or
+  // missing from this build, a foreign instruction set), before any neighbour's configuration.
+  std::unordered_map<std::string, std::vector<TunedEntry>> other_kinds;
   std::size_t other_target_entries = 0;
 
   // --- mutable, guarded by mutex ---------------------------------------------------------------

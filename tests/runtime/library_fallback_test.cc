@@ -106,5 +106,50 @@ TEST_F(LibraryFallbackTest, RuntimeWithoutTheLibraryFallsBackWithOneWarning) {
   EXPECT_EQ(rt.fallback_count(), 4u);
 }
 
+// A layer whose tuning measured qtune's kernels as well as the library that won: where the library
+// may not run, it runs the best of qtune's configurations measured for it (tuned, with the reason),
+// not a neighbour's or the heuristic default, from a database and from a log alike.
+TEST_F(LibraryFallbackTest, RuntimeWithoutTheLibraryRunsTheLayersBestOwnConfiguration) {
+  const Config runner_up = non_default_config(tuned_conv);
+  const Config slower = default_config(tuned_conv, cpu_features());
+  ASSERT_NE(runner_up.key(), slower.key());
+  const std::vector<records::MeasurementRecord> records = {
+      measurement(tuned_conv.key(), current_target_key(), slower.key(), 2000.0),
+      measurement(tuned_conv.key(), current_target_key(), library_key, 1000.0),
+      measurement(tuned_conv.key(), current_target_key(), runner_up.key(), 1500.0),
+      measurement(tuned_gemm.key(), current_target_key(), library_key, 1000.0)};
+  const std::string db = dir.file("kinds.db"), log = dir.file("kinds.jsonl");
+  write_database(db, records);
+  write_log(log, records);
+  const HiddenLibrary hidden("onednn");
+  for (const Runtime& rt : {Runtime::from_database(db, warnings.options()), Runtime::from_log(log, warnings.options())}) {
+    EXPECT_EQ(rt.tuned_workloads(), 2u);
+    const ConvCase layer(tuned_conv);
+    const PreparedConv2d op = layer.prepare(rt, 1);
+    EXPECT_EQ(op.selection().source, ConfigSource::tuned);
+    EXPECT_EQ(op.selection().config_key, runner_up.key());
+    EXPECT_EQ(op.library(), "");
+    EXPECT_NE(op.selection().reason.find("onednn"), std::string::npos) << op.selection().reason;
+    EXPECT_NE(op.selection().reason.find("best qtune configuration"), std::string::npos) << op.selection().reason;
+    EXPECT_EQ(layer.run(op), layer.reference());
+    // A layer that measured nothing but the library still falls back.
+    const GemmCase gemm(tuned_gemm);
+    EXPECT_EQ(gemm.prepare(rt, 1).selection().source, ConfigSource::heuristic);
+    EXPECT_EQ(rt.fallback_count(), 1u);
+  }
+}
+
+TEST_F(LibraryFallbackTest, BestOfAnotherKindNeverReplacesARunnableBest) {
+  if (const std::string why = libraries::library_unavailable("onednn"); !why.empty()) GTEST_SKIP() << why;
+  const std::string db = dir.file("kinds.db");
+  write_database(db, {measurement(tuned_conv.key(), current_target_key(), non_default_config(tuned_conv).key(), 1500.0),
+                      measurement(tuned_conv.key(), current_target_key(), library_key, 1000.0)});
+  const Runtime rt = Runtime::from_database(db, warnings.options());
+  const ConvCase layer(tuned_conv);
+  const PreparedConv2d op = layer.prepare(rt, 1);
+  EXPECT_EQ(op.selection().config_key, library_key);
+  EXPECT_EQ(op.selection().reason, "");
+}
+
 }  // namespace
 }  // namespace qtune::runtime

@@ -19,7 +19,9 @@ struct Selection {
   ConfigSource source = ConfigSource::heuristic;
   std::string tuned_workload_key;  // whose tuned configuration it is (empty for heuristic)
   double distance = 0;             // shape_distance to tuned_workload_key (0 when tuned)
-  std::string reason;              // empty when tuned, else why the layer fell back
+  // Empty when the layer runs its workload's best configuration; else why not: why it fell back,
+  // or (still tuned) why the best of another kind measured for the workload runs instead.
+  std::string reason;
 
   bool fell_back() const { return source != ConfigSource::tuned; }
 };
