@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "qtune/records/transfer.h"
+#include "qtune/reports/candidate_kinds.h"
 #include "records_cli.h"
 
 namespace {
@@ -23,7 +24,7 @@ int run_export(const qtune::cli::Args& args) {
     TuningDb db = TuningDb::open(db_path, OpenMode::read_only);
     db.set_validators(qtune::cli::search_space_validators());  // keys of older rows in today's spelling
     if (!output) {
-      export_log(db, std::cout, selection, target);
+      export_log(db, std::cout, selection, target, qtune::reports::candidate_kind);
       return 0;
     }
     // Written beside the destination and renamed: a failed export never leaves half a log.
@@ -33,7 +34,7 @@ int run_export(const qtune::cli::Args& args) {
       std::ofstream out(partial, std::ios::trunc);
       if (!out) throw std::runtime_error(partial + ": cannot create");
       try {
-        lines = export_log(db, out, selection, target);
+        lines = export_log(db, out, selection, target, qtune::reports::candidate_kind);
       } catch (...) {
         std::remove(partial.c_str());
         throw;
@@ -54,7 +55,8 @@ int run_export(const qtune::cli::Args& args) {
 QTUNE_COMMAND("export", "write best configurations (or all measurements) as a JSON-lines log",
               "qtune export --db FILE [--best|--all] [--target current|KEY] [-o FILE]",
               {{"db", true, "FILE  the tuning database"},
-               {"best", false, "one line per (workload, target): the fastest correct configuration (default)"},
+               {"best", false,
+                "one line per (workload, target): the fastest correct configuration, and where that is a library's, the fastest of qtune's kernels after it (default)"},
                {"all", false, "every measurement, errors included"},
                {"target", true, "KEY  only this target ('current' = this machine)"},
                {"o", true, "FILE  write here instead of standard output"}},

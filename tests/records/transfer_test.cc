@@ -62,6 +62,35 @@ class TransferTest : public ::testing::Test {
   testing::ScratchDir dir;
 };
 
+// With the kinds of candidates known, a workload whose best is a library's also exports the best
+// of qtune's kernels after it (for a runtime without the library); workloads qtune won export one
+// line, even where a library was measured too.
+TEST_F(TransferTest, ExportBestKeepsTheBestOfEachKind) {
+  auto db = TuningDb::open(dir.file("a.db"), OpenMode::create);
+  fill(db, kTarget, 1.0);  // qtune's kernels only: one best line per workload
+  const std::string library = "algo=onednn;threads=1";
+  db.add_measurement(correct(kWorkload, kTarget, library, 10.0));
+  db.add_measurement(correct(kWorkload, kTarget, library, 12.0));
+  db.add_measurement(correct(kWorkload2, kTarget, library, 1.0e6));  // slower than qtune's there
+  const CandidateKindFn kind = [](const std::string& key) {
+    return key.rfind("algo=onednn", 0) == 0 ? std::string("onednn") : std::string("qtune");
+  };
+  std::ostringstream out;
+  EXPECT_EQ(export_log(db, out, ExportSelection::best, std::nullopt, kind), 3u);
+  std::vector<std::string> lines;
+  std::istringstream in(out.str());
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u);
+  // kWorkload2 sorts first; then kWorkload's library line (the faster) and its best own line.
+  const std::string own_best = best_map(db).at({kWorkload2, kTarget}).first;
+  EXPECT_NE(lines[0].find(own_best), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find(library), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("isa=avx2"), std::string::npos) << lines[2];
+  // Without the kinds, the one best line per workload as before.
+  const std::string one_per_workload = export_text(db, ExportSelection::best);
+  EXPECT_EQ(std::count(one_per_workload.begin(), one_per_workload.end(), '\n'), 2);
+}
+
 TEST_F(TransferTest, ExportBestThenImportGivesTheSameBest) {
   auto source = TuningDb::open(dir.file("a.db"), OpenMode::create);
   fill(source, kTarget, 1.0);

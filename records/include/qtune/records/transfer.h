@@ -2,6 +2,8 @@
 // best configurations or of every measurement, and merge of databases from several devices.
 #pragma once
 
+#include <functional>
+
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -41,9 +43,16 @@ ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, co
 
 enum class ExportSelection { best, all };
 
+// The kind of candidate a configuration key is ("qtune" for qtune's kernels, else a library's
+// name: reports::candidate_kind), which records cannot tell by themselves.
+using CandidateKindFn = std::function<std::string(const std::string& config_key)>;
+
 // Writes one line per best (workload, target), or one per measurement, optionally for one target.
+// With `kind`, a best line that is a library's is followed by the best line of qtune's kernels
+// ("qtune") for the same workload and target, which a runtime without that library runs
+// (Runtime::from_log); a reader that keeps one line per workload still finds the best by time.
 // Returns the number of lines written.
 std::size_t export_log(const TuningDb& db, std::ostream& out, ExportSelection selection,
-                       const std::optional<std::string>& target_key);
+                       const std::optional<std::string>& target_key, const CandidateKindFn& kind = {});
 
 }  // namespace qtune::records
