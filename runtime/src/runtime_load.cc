@@ -60,8 +60,8 @@ std::string kind_of(const records::MeasurementRecord& m) {
 }
 
 // The best record (records::select_best) of each kind of configuration per workload and target:
-// the best overall, and beside it the best of qtune's kernels where a library won, for a process
-// that cannot or may not run that library.
+// the best overall is one of them, the others are what a process that cannot or may not run it
+// runs instead (Runtime::State::other_kinds).
 std::vector<TunedConfig> best_of_each_kind(const std::vector<records::MeasurementRecord>& records) {
   std::map<std::string, std::vector<records::MeasurementRecord>> by_kind;
   for (const records::MeasurementRecord& m : records) by_kind[kind_of(m)].push_back(m);

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <functional>
-
 #include <iosfwd>
 #include <optional>
 #include <string>
