@@ -11,6 +11,11 @@
 
 namespace {
 
+// qtune's kernels or a library (--best writes the best of qtune's kernels after a library's).
+std::string export_kind_of(const qtune::records::MeasurementRecord& m) {
+  return qtune::reports::candidate_kind(m.config_key);
+}
+
 int run_export(const qtune::cli::Args& args) {
   using namespace qtune::records;
   const std::string db_path = args.required("db");
@@ -24,7 +29,7 @@ int run_export(const qtune::cli::Args& args) {
     TuningDb db = TuningDb::open(db_path, OpenMode::read_only);
     db.set_validators(qtune::cli::search_space_validators());  // keys of older rows in today's spelling
     if (!output) {
-      export_log(db, std::cout, selection, target, qtune::reports::candidate_kind);
+      export_log(db, std::cout, selection, target, export_kind_of);
       return 0;
     }
     // Written beside the destination and renamed: a failed export never leaves half a log.
@@ -34,7 +39,7 @@ int run_export(const qtune::cli::Args& args) {
       std::ofstream out(partial, std::ios::trunc);
       if (!out) throw std::runtime_error(partial + ": cannot create");
       try {
-        lines = export_log(db, out, selection, target, qtune::reports::candidate_kind);
+        lines = export_log(db, out, selection, target, export_kind_of);
       } catch (...) {
         std::remove(partial.c_str());
         throw;

@@ -43,4 +43,19 @@ std::vector<MeasurementRecord> select_best(const std::vector<MeasurementRecord>&
   return best;
 }
 
+std::vector<KindRecord> select_best_of_each_kind(const std::vector<MeasurementRecord>& records,
+                                                 const CandidateKindFn& kind) {
+  std::map<std::string, std::vector<MeasurementRecord>> by_kind;
+  for (const MeasurementRecord& m : records) by_kind[kind(m)].push_back(m);
+  std::vector<KindRecord> bests;
+  for (const auto& [name, of_kind] : by_kind) {
+    for (MeasurementRecord& m : select_best(of_kind)) bests.push_back({name, std::move(m)});
+  }
+  std::stable_sort(bests.begin(), bests.end(), [](const KindRecord& a, const KindRecord& b) {
+    return std::tie(a.best.workload_key, a.best.target_key, a.best.stats->median_ns) <
+           std::tie(b.best.workload_key, b.best.target_key, b.best.stats->median_ns);
+  });
+  return bests;
+}
+
 }  // namespace qtune::records

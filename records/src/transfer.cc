@@ -1,9 +1,6 @@
 #include "qtune/records/transfer.h"
 
-#include <algorithm>
-#include <map>
 #include <ostream>
-#include <tuple>
 
 #include "qtune/records/best_selection.h"
 
@@ -43,31 +40,20 @@ namespace {
 std::vector<MeasurementRecord> best_with_own_runner_up(const TuningDb& db, MeasurementFilter filter,
                                                        const CandidateKindFn& kind) {
   filter.correct_only = true;
-  std::map<std::string, std::vector<MeasurementRecord>> by_kind;
-  for (MeasurementRecord& m : db.measurements(filter)) by_kind[kind(m.config_key)].push_back(std::move(m));
-  std::vector<std::pair<std::string, MeasurementRecord>> bests;  // (kind, best of that kind)
-  for (const auto& [name, of_kind] : by_kind) {
-    for (MeasurementRecord& m : select_best(of_kind)) bests.emplace_back(name, std::move(m));
-  }
-  std::stable_sort(bests.begin(), bests.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.second.workload_key, a.second.target_key, a.second.stats->median_ns) <
-           std::tie(b.second.workload_key, b.second.target_key, b.second.stats->median_ns);
-  });
+  const std::vector<KindRecord> bests = select_best_of_each_kind(db.measurements(filter), kind);
+  const auto same_pair = [](const MeasurementRecord& a, const MeasurementRecord& b) {
+    return a.workload_key == b.workload_key && a.target_key == b.target_key;
+  };
   std::vector<MeasurementRecord> lines;
   for (std::size_t i = 0; i < bests.size(); ++i) {
-    const bool first = i == 0 || bests[i].second.workload_key != bests[i - 1].second.workload_key ||
-                       bests[i].second.target_key != bests[i - 1].second.target_key;
-    if (first) {
-      lines.push_back(bests[i].second);
-      // The pair's best is a library's: its best own configuration follows, wherever it sorts.
-      if (bests[i].first == "qtune") continue;
-      for (std::size_t j = i + 1; j < bests.size() && bests[j].second.workload_key == lines.back().workload_key &&
-                                  bests[j].second.target_key == lines.back().target_key;
-           ++j) {
-        if (bests[j].first == "qtune") {
-          lines.push_back(bests[j].second);
-          break;
-        }
+    if (i != 0 && same_pair(bests[i].best, bests[i - 1].best)) continue;  // not the pair's best
+    lines.push_back(bests[i].best);
+    if (bests[i].kind == "qtune") continue;
+    // The pair's best is a library's: its best own configuration follows, wherever it sorts.
+    for (std::size_t j = i + 1; j < bests.size() && same_pair(bests[j].best, bests[i].best); ++j) {
+      if (bests[j].kind == "qtune") {
+        lines.push_back(bests[j].best);
+        break;
       }
     }
   }

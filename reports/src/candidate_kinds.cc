@@ -1,7 +1,6 @@
 #include "qtune/reports/candidate_kinds.h"
 
 #include <algorithm>
-#include <map>
 
 #include "config_knobs.h"
 #include "qtune/libraries/library_registry.h"
@@ -18,16 +17,14 @@ std::string candidate_kind(const std::string& config_key) {
 }
 
 std::optional<KindMargin> kind_margin(const std::vector<records::MeasurementRecord>& layer_measurements) {
-  std::map<std::string, std::vector<records::MeasurementRecord>> by_kind;
-  for (const auto& m : layer_measurements) by_kind[candidate_kind(m.config_key)].push_back(m);
-  std::vector<KindBest> bests;
-  for (const auto& [kind, measurements] : by_kind) {
-    const auto best = records::select_best(measurements);  // one record: a layer on one target
-    if (!best.empty() && best.front().stats) bests.push_back({kind, best.front().config_key, best.front().stats->median_ns});
-  }
+  // One record per kind (a layer on one target), fastest first.
+  const std::vector<records::KindRecord> bests = records::select_best_of_each_kind(
+      layer_measurements, [](const records::MeasurementRecord& m) { return candidate_kind(m.config_key); });
   if (bests.size() < 2) return std::nullopt;
-  std::stable_sort(bests.begin(), bests.end(), [](const KindBest& a, const KindBest& b) { return a.median_ns < b.median_ns; });
-  return KindMargin{bests[0], bests[1]};
+  const auto best_of = [](const records::KindRecord& k) {
+    return KindBest{k.kind, k.best.config_key, k.best.stats->median_ns};
+  };
+  return KindMargin{best_of(bests[0]), best_of(bests[1])};
 }
 
 std::string format_kind_margin(const std::optional<KindMargin>& margin) {

@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -50,7 +49,7 @@ TunedEntry parse_entry(const TunedConfig& e, std::size_t index) {
 
 // The kind of a stored configuration as parse_entry tells it ("qtune" where the keys do not parse:
 // parse_entry reports those).
-std::string kind_of(const records::MeasurementRecord& m) {
+std::string candidate_kind_of(const records::MeasurementRecord& m) {
   try {
     const Workload workload = Workload::parse_key(m.workload_key);
     if (const auto library = to_library_config(full_space(workload.op).parse(m.config_key))) return library->library;
@@ -59,17 +58,14 @@ std::string kind_of(const records::MeasurementRecord& m) {
   return "qtune";
 }
 
-// The best record (records::select_best) of each kind of configuration per workload and target:
-// the best overall is one of them, the others are what a process that cannot or may not run it
-// runs instead (Runtime::State::other_kinds).
+// The best record of each kind of configuration per workload and target: the best overall is one
+// of them, the others are what a process that cannot or may not run it runs instead
+// (Runtime::State::other_kinds).
 std::vector<TunedConfig> best_of_each_kind(const std::vector<records::MeasurementRecord>& records) {
-  std::map<std::string, std::vector<records::MeasurementRecord>> by_kind;
-  for (const records::MeasurementRecord& m : records) by_kind[kind_of(m)].push_back(m);
   std::vector<TunedConfig> entries;
-  for (const auto& [kind, of_kind] : by_kind) {
-    for (const records::MeasurementRecord& m : records::select_best(of_kind)) {
-      entries.push_back({m.workload_key, m.target_key, m.config_key, m.stats ? m.stats->median_ns : 0.0});
-    }
+  for (const records::KindRecord& k : records::select_best_of_each_kind(records, candidate_kind_of)) {
+    const records::MeasurementRecord& m = k.best;
+    entries.push_back({m.workload_key, m.target_key, m.config_key, m.stats ? m.stats->median_ns : 0.0});
   }
   return entries;
 }

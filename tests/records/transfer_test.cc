@@ -72,8 +72,8 @@ TEST_F(TransferTest, ExportBestKeepsTheBestOfEachKind) {
   db.add_measurement(correct(kWorkload, kTarget, library, 10.0));
   db.add_measurement(correct(kWorkload, kTarget, library, 12.0));
   db.add_measurement(correct(kWorkload2, kTarget, library, 1.0e6));  // slower than qtune's there
-  const CandidateKindFn kind = [](const std::string& key) {
-    return key.rfind("algo=onednn", 0) == 0 ? std::string("onednn") : std::string("qtune");
+  const CandidateKindFn kind = [](const MeasurementRecord& m) {
+    return m.config_key.rfind("algo=onednn", 0) == 0 ? std::string("onednn") : std::string("qtune");
   };
   std::ostringstream out;
   EXPECT_EQ(export_log(db, out, ExportSelection::best, std::nullopt, kind), 3u);

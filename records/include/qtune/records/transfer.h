@@ -2,12 +2,12 @@
 // best configurations or of every measurement, and merge of databases from several devices.
 #pragma once
 
-#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "qtune/records/best_selection.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/tuning_db.h"
 
@@ -41,10 +41,6 @@ ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, co
                          bool skip_invalid);
 
 enum class ExportSelection { best, all };
-
-// The kind of candidate a configuration key is ("qtune" for qtune's kernels, else a library's
-// name: reports::candidate_kind), which records cannot tell by themselves.
-using CandidateKindFn = std::function<std::string(const std::string& config_key)>;
 
 // Writes one line per best (workload, target), or one per measurement, optionally for one target.
 // With `kind`, a best line that is a library's is followed by the best line of qtune's kernels
