@@ -98,6 +98,13 @@ bool runnable_isa(const Runtime::State& state, const typename Traits::KernelConf
   return false;
 }
 
+// The selection of a layer that runs `entry`, tuned for exactly its workload.
+void mark_tuned(Selection& sel, const TunedEntry& entry) {
+  sel.source = ConfigSource::tuned;
+  sel.config_key = entry.config.key();
+  sel.tuned_workload_key = entry.lookup_key;
+}
+
 // Whether `entry`, tuned for exactly this workload, may run it here: then `choice` takes it (a
 // tuned selection) and true; else false with `why` saying what stops it.
 template <typename Traits>
@@ -115,9 +122,7 @@ bool run_exact(const Runtime::State& state, const typename Traits::Problem& prob
       why = "tuned configuration " + entry.config.key() + " not run: " + unsupported;
       return false;
     }
-    sel.source = ConfigSource::tuned;
-    sel.config_key = entry.config.key();
-    sel.tuned_workload_key = entry.lookup_key;
+    mark_tuned(sel, entry);
     choice.library = library;
     return true;
   }
@@ -139,9 +144,7 @@ bool run_exact(const Runtime::State& state, const typename Traits::Problem& prob
     why = "tuned configuration " + entry.config.key() + " rejected: " + problem_text;
     return false;
   }
-  sel.source = ConfigSource::tuned;
-  sel.config_key = entry.config.key();
-  sel.tuned_workload_key = entry.lookup_key;
+  mark_tuned(sel, entry);
   choice.config = tuned;
   return true;
 }
