@@ -607,9 +607,9 @@ int run_network(const qtune::cli::Args& args) {
               << ", " << rt.tuned_workloads() << " tuned workloads for target\n  " << rt.target_key() << "\n";
     if (!rt.target_differences().empty())
       std::cout << "  (the nearest compatible target of this process: " << rt.target_differences() << ")\n";
-    if (rt.other_target_entries() > 0)
-      std::cout << "  (" << rt.other_target_entries()
-                << " entries of other targets ignored; --target KEY uses them)\n";
+    if (rt.other_target_workloads() > 0)
+      std::cout << "  (" << rt.other_target_workloads()
+                << " tuned workloads of other targets ignored; --target KEY uses them)\n";
     const auto share = qtune::cli::share_among_placements(repetitions);
     std::cout << "times are the median of " << share.samples() << " repetitions per layer (" << share.repetitions_each
               << " at each of " << share.placements << " placements in memory), in ms, cache "

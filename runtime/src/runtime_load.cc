@@ -132,7 +132,7 @@ Runtime Runtime::from_entries(const std::vector<TunedConfig>& entries, RuntimeOp
   if (this_process) choose_target(*state, entries);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].target_key != state->target_key) {
-      ++state->other_target_entries;
+      state->other_target_workloads.emplace(entries[i].target_key, entries[i].workload_key);
       continue;
     }
     TunedEntry entry = parse_entry(entries[i], i);
@@ -188,7 +188,7 @@ Runtime Runtime::from_file(const std::string& path, RuntimeOptions options) {
 const std::string& Runtime::target_key() const { return state_->target_key; }
 const std::string& Runtime::target_differences() const { return state_->target_differences; }
 std::size_t Runtime::tuned_workloads() const { return state_->entries.size(); }
-std::size_t Runtime::other_target_entries() const { return state_->other_target_entries; }
+std::size_t Runtime::other_target_workloads() const { return state_->other_target_workloads.size(); }
 
 void Runtime::set_warning_sink(WarningSink sink) {
   std::lock_guard<std::mutex> lock(state_->mutex);

@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "qtune/runtime/runtime.h"
@@ -36,7 +37,9 @@ struct Runtime::State {
   // the layer runs when its best cannot run here (a library left out by QTUNE_LIBRARIES or
   // missing from this build, a foreign instruction set), before any neighbour's configuration.
   std::unordered_map<std::string, std::vector<TunedEntry>> other_kinds;
-  std::size_t other_target_entries = 0;
+  // Each (target, workload) of another target that has entries: counted once however many kinds
+  // of configuration it has (a database gives the best of each kind).
+  std::set<std::pair<std::string, std::string>> other_target_workloads;
 
   // --- mutable, guarded by mutex ---------------------------------------------------------------
   mutable std::mutex mutex;

@@ -160,12 +160,26 @@ TEST_F(DispatchTest, EntriesOfOtherTargetsAreIgnoredUnlessAsked) {
   const std::vector<TunedConfig> entries = {{tuned_gemm.key(), other.key(), tuned_gemm_config.key(), 1.0}};
   const Runtime here = Runtime::from_entries(entries, warnings.options());
   EXPECT_EQ(here.tuned_workloads(), 0u);
-  EXPECT_EQ(here.other_target_entries(), 1u);
+  EXPECT_EQ(here.other_target_workloads(), 1u);
   EXPECT_EQ(here.select_gemm(GemmCase(tuned_gemm).problem, 1).source, ConfigSource::heuristic);
 
   const Runtime there = Runtime::from_entries(entries, warnings.options(other.key()));
   EXPECT_EQ(there.tuned_workloads(), 1u);
   EXPECT_EQ(there.select_gemm(GemmCase(tuned_gemm).problem, 1).config_key, tuned_gemm_config.key());
+}
+
+// The count says how many tuned workloads --target would bring in: several configurations of one
+// workload (the best of each kind, or every measurement from `qtune export --all`) count once.
+TEST_F(DispatchTest, OtherTargetsCountTheirWorkloadsNotTheirEntries) {
+  Target other = current_target();
+  other.cpu = "Some Other CPU";
+  const Workload second = gemm_workload(64, 32, 128);
+  const std::vector<TunedConfig> entries = {
+      {tuned_gemm.key(), other.key(), tuned_gemm_config.key(), 1.0},
+      {tuned_gemm.key(), other.key(), default_config(tuned_gemm, cpu_features()).key(), 2.0},
+      {second.key(), other.key(), default_config(second, cpu_features()).key(), 1.0},
+  };
+  EXPECT_EQ(Runtime::from_entries(entries, warnings.options()).other_target_workloads(), 2u);
 }
 
 // A process pinned to fewer cores (or with QTUNE_ISAS) has another target key than the one that

@@ -48,7 +48,7 @@ struct RuntimeOptions {
   // Use the entries of this target key; empty means this process's target
   // (qtune::current_target()) or, when nothing was tuned for exactly that, its nearest compatible
   // target (same architecture and CPU model: target_compatibility.h), named once through the
-  // warning sink. Entries of other targets are ignored (counted in Runtime::other_target_entries()).
+  // warning sink. Entries of other targets are ignored (counted in Runtime::other_target_workloads()).
   std::string target_key;
   // Warnings (each distinct cause once per Runtime); stderr_warning_sink() when empty.
   WarningSink warning_sink;
@@ -88,7 +88,7 @@ class Runtime {
   // RuntimeOptions), e.g. "cores 2 -> 1".
   const std::string& target_differences() const;
   std::size_t tuned_workloads() const;       // workloads with a configuration for the target
-  std::size_t other_target_entries() const;  // entries ignored because of their target
+  std::size_t other_target_workloads() const;  // tuned workloads of other targets, ignored
   void set_warning_sink(WarningSink sink);   // thread-safe
 
   // The choice for a layer without preparing it. Problems are validated (std::invalid_argument).
