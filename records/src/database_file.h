@@ -21,8 +21,8 @@ void create_database_file(const std::string& path);
 // crash, and a commit is in the operating system's hands before it returns, so a tuning process
 // killed at any moment (kill -9) loses nothing it committed; only a power loss or an OS crash can
 // drop the last few commits (measurements, which are cheap to redo), never corrupt the file. FULL
-// would add an fsync per measurement: about a second each on this project's shared VMs' disks,
-// longer than most measurements.
+// would add an fsync per measurement, which on a shared virtual machine's disk can take longer
+// than the measurement itself (docs/measurements.md, "Database").
 inline constexpr const char* kSynchronousMode = "PRAGMA synchronous = NORMAL";
 
 // Opens a connection with qtune's settings (foreign keys, WAL, kSynchronousMode), migrating an

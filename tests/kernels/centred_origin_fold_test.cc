@@ -1,5 +1,5 @@
 // The centred epilogue with the origin folded into the accumulators' first terms (GEMM column terms,
-// depthwise bias terms; centred_origin_foldable in requantize/requant_plan.h): they start less each
+// depthwise bias terms; centred_origin_foldable in quant/requant_plan.h): they start less each
 // channel's origin X0, which is exact only while acc - X0 cannot wrap. These layers put
 // accumulators where it would: every GEMM microkernel and depthwise kernel must still match the
 // reference there.
@@ -14,8 +14,8 @@
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/gemm.h"
-#include "requantize/fp32_equivalent.h"
-#include "requantize/requant_plan.h"
+#include "quant/fp32_equivalent.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail {
 namespace {

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "qtune/kernels/requantize.h"
-#include "requantize/fp32_equivalent.h"
-#include "requantize/requant_plan.h"
+#include "quant/fp32_equivalent.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernels/src/gemm/gemm_pack.h"
-#include "kernels/src/platform/isa_table.h"
+#include "kernels/src/dispatch/isa_table.h"
 #include "qtune/kernels/cpu_features.h"
 
 namespace qtune::detail {

@@ -1,4 +1,4 @@
-// The instruction-set table (kernels/src/platform/isa_table.h) is the one place an instruction set
+// The instruction-set table (kernels/src/dispatch/isa_table.h) is the one place an instruction set
 // is added: these tests check that everything reading it agrees with it, so a family that is
 // compiled in cannot be missing from a registry, a default, the separate requantization pass or a
 // test sweep (the sweeps are built from the registries; gemm_ukernel_test.cc and
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <set>
 
-#include "kernels/src/platform/isa_table.h"
+#include "kernels/src/dispatch/isa_table.h"
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/gemm.h"

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <random>
 
-#include "kernels/src/requantize/requant_plan.h"
+#include "kernels/src/quant/requant_plan.h"
 #include "qtune/kernels/quant.h"
 
 namespace qtune {

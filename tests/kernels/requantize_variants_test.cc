@@ -13,7 +13,7 @@
 
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/requantize.h"
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 #include "requantize/requantize_internal.h"
 
 namespace qtune {

@@ -233,9 +233,9 @@ cancel_shard_1() {
   submit --shards 2 --results "$results" --tune-args "$tune_args"
   log "run 2: array job $array (2 shards), merge job $merge"
   # The cancel waits until the task has run half a second past its first measurement as well:
-  # cancelled about 0.1 s after its launch, while slurmctld still counted the launch as in
-  # progress, a task was gone 8 ms later without publishing (seen once in CI; a published shard
-  # takes 25-150 ms).
+  # cancelled right after its launch, while slurmctld still counted the launch as in progress, a
+  # task was gone without publishing, sooner than a publish takes (seen once in CI; the timings:
+  # docs/measurements.md, "Fleet tuning test").
   deadline=$((SECONDS + 60))
   until ((count > 0)) && [ -n "$first_seen" ] && (($(date +%s%N) - first_seen >= 500000000)); do
     ((SECONDS < deadline)) || fail "shard 1 measured nothing within 60 s"
@@ -255,9 +255,9 @@ cancel_shard_1() {
   [ -f "$results/shards/$partial_name" ] && return 0
   grep -q '^tune-array: shard 1/2: SIGTERM' "$cancelled_log" && fail "the killed shard published no database"
   # Seen twice in CI and never in about 45 runs on the same machine, with and without load: the
-  # task gone 7-8 ms after slurmd's "CANCELLED" line, without a published database (too soon for
-  # publishing, which takes 25-150 ms). The cause is not known; the report below (slurmd logs
-  # every signal it sends, SlurmdDebug=verbose) is for finding it.
+  # task gone right after slurmd's "CANCELLED" line, without a published database (too soon for
+  # publishing; the timings: docs/measurements.md, "Fleet tuning test"). The cause is not known;
+  # the report below (slurmd logs every signal it sends, SlurmdDebug=verbose) is for finding it.
   log "run 2: WARNING: shard 1's script was gone without running its SIGTERM handler; its log and slurmd's lines on it:"
   sed 's/^/    /' "$cancelled_log"
   cancelled_step_log | sed 's/^/    /'

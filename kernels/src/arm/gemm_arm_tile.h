@@ -25,7 +25,7 @@
 
 #include "arm/neon/requant_neon.h"
 #include "gemm/gemm_ukernel.h"
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail::arm {
 

@@ -6,7 +6,7 @@
 #include "conv2d/conv2d_gemm.h"
 #include "dwconv/dwconv.h"
 #include "dwconv/dwconv_driver.h"
-#include "platform/isa_table.h"
+#include "dispatch/isa_table.h"
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
 
@@ -115,15 +115,14 @@ Conv2dConfig conv2d_default_config(const Conv2dProblem& problem) {
   }
   // One group: implicit reads each kernel row's run of input bytes in place, with no copy but a
   // padded input; where it applies (a kernel row of whole k groups) it beat im2col on every layer
-  // measured, 3-15% (InceptionV3 3x3, 5x5, 1x7, 7x1 and 3x3/2 layers, qtune measure A/B).
+  // measured (InceptionV3's 3x3, 5x5, 1x7, 7x1 and 3x3/2 layers).
   // Widened to whole groups (implicit_widened: 3-channel first layers) it computes a third (3x3)
-  // or a seventh (7x7) more products and copies nothing: faster without a weight zero point
-  // (ResNet-50's 224x224x3 7x7/2: 640 us against im2col's 671; MobileNetV2's 3x3/2: 102 us
-  // against 107), slower with one, whose row sums then run over three 12-byte runs per row where
-  // im2col's run over one 28-byte patch (MobileNetV2's uint8 layer: 147 us against 127).
-  // Otherwise im2col copies a kernel row's taps as one run into rows the GEMM reads in place,
-  // where the indirect algorithm copies every tap on its own and then packs the panel (first
-  // layers, 3 channels: about 10x slower; ResNet-50 56x56x64 3x3: 20%).
+  // or a seventh (7x7) more products and copies nothing: faster without a weight zero point,
+  // slower with one, whose row sums then run over three 12-byte runs per row where im2col's run
+  // over one 28-byte patch. Otherwise im2col copies a kernel row's taps as one run into rows the
+  // GEMM reads in place, where the indirect algorithm copies every tap on its own and then packs
+  // the panel, far slower where a tap is 3 bytes (first layers) and slower elsewhere too (figures:
+  // docs/measurements.md, "Convolution algorithms").
   if (problem.groups == 1 &&
       (!gemm.b_zero_point_nonzero() || !detail::implicit_widened(problem, detail::implicit_group_bytes(c.gemm)))) {
     c.algo = ConvAlgo::implicit;

@@ -260,7 +260,7 @@ GemmConv::GemmConv(const Conv2dProblem& problem, const Conv2dConfig& config, con
   }
   // Not for im2col: its engine sums the patch rows just before its tiles read them, from a block
   // of patches just written and still in cache, which cost less than the pixels' sums and the box
-  // (InceptionV3 Conv2d_2a_3x3 with im2col: 1.20 ms -> 1.27 ms with window terms).
+  // (docs/measurements.md, "Convolution algorithms").
   window_terms_ = algo_ == ConvAlgo::implicit && window_terms_pay(p) && engines_[0]->takes_row_terms();
   if (algo_ == ConvAlgo::indirect) {
     zero_row_.assign(static_cast<std::size_t>(group_in_), static_cast<std::uint8_t>(p.a_zero_point));

@@ -32,7 +32,8 @@ inline constexpr std::size_t kDwChannelPadding = 64;  // channels_padded is a mu
 
 struct DwRowArgs {
   // [out_w][tap_count] pixel pointers, filled only for the pixels of tiles that are not affine
-  // (dw_tile_at, dw_tile_affine): building the whole table cost a fifth of the kernel's time.
+  // (dw_tile_at, dw_tile_affine): building the whole table took a large share of the kernel's
+  // time (docs/measurements.md, "Depthwise convolution").
   const std::uint8_t* const* taps = nullptr;
   std::size_t out_w = 0;
   // Output pixels [affine_begin, affine_end) read no horizontal padding: each of their taps is
@@ -69,11 +70,12 @@ struct DwTile {
 // which tap pointers a kernel will read: tiles of width_tile pixels (halved, rounding down, while
 // wider than the row) from pixel 0, the last one moved back to end at the row's end. It then
 // recomputes pixels of the one before (the same values, written again), which costs less than a
-// tail of narrower tiles: each tile loads its weights and sets up its epilogue once, and its
-// pixels share a kernel row's inputs; in MobileNetV2's 7x7x960 layer the single pixel of a 4 + 2
-// + 1 row took a quarter of the time. Width 7 divides every row of MobileNetV2-style networks
-// (7 * 2^k pixels), where 4 and 8 recompute a seventh of the 7, 14 and 28 wide rows. The tile
-// that starts at or before pixel ow (0, or the end of the previous tile):
+// tail of narrower tiles: each tile loads its weights and sets up its epilogue once, and its pixels
+// share a kernel row's inputs; in MobileNetV2's 7x7x960 layer the single pixel of a 4 + 2 + 1 row
+// took a large share of the time (docs/measurements.md, "Depthwise convolution"). Width 7 divides
+// every row of MobileNetV2-style networks (7 * 2^k pixels), where 4 and 8 recompute a seventh of
+// the 7, 14 and 28 wide rows. The tile that starts at or before pixel ow (0, or the end of the
+// previous tile):
 inline DwTile dw_tile_at(std::size_t ow, std::size_t out_w, std::size_t width_tile) {
   std::size_t width = width_tile;
   while (width > 1 && width > out_w) width /= 2;
@@ -111,7 +113,7 @@ inline std::size_t dw_dot4_channel(std::size_t index, std::size_t channels) {
 }
 
 // Every depthwise kernel compiled into this build, in the order of the instruction-set table
-// (platform/isa_table.h); each family's list is defined in its own translation unit.
+// (dispatch/isa_table.h); each family's list is defined in its own translation unit.
 std::span<const DwKernel> dw_kernel_registry();
 // The general kernel of (isa, channel_tile, width_tile), or with dot4 its dot4 form; null if none.
 const DwKernel* find_dw_kernel(Isa isa, int channel_tile, int width_tile, bool dot4 = false);

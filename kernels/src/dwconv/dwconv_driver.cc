@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "platform/isa_table.h"
+#include "dispatch/isa_table.h"
 #include "platform/thread_pool.h"
 
 namespace qtune::detail {
@@ -138,8 +138,8 @@ void DepthwiseConv::run(const void* input, void* output) const {
   }
   // A few tasks per thread so that uneven rows (padding) still balance, where each task still has
   // 8 rows; each task owns its scratch and sets up its rows' taps. Fewer rows go in one task per
-  // thread: at 2 threads MobileNetV2's 14x14x384 depthwise took 12.5-13.0 us in 8 tasks of 1-2
-  // rows and 9.4-10.0 us in 2 of 7 (AMD EPYC, qtune measure --stable).
+  // thread: tasks of a row or two cost more in that set-up than they gain in balance
+  // (docs/measurements.md, "Depthwise convolution").
   const std::int64_t threads = threads_;
   const std::int64_t tasks = std::min<std::int64_t>(rows, rows >= threads * 4 * 8 ? threads * 4 : threads);
   ThreadPool::global().parallel_for(static_cast<std::size_t>(tasks), threads_, [&](std::size_t task, int) {

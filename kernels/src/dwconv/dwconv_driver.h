@@ -7,7 +7,7 @@
 
 #include "dwconv/dwconv.h"
 #include "qtune/kernels/conv2d.h"
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail {
 

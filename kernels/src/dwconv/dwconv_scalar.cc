@@ -3,7 +3,7 @@
 #include <array>
 
 #include "dwconv/dwconv_template.h"
-#include "platform/scalar_vector.h"
+#include "vector/scalar_vector.h"
 
 namespace qtune::detail {
 namespace {

@@ -1,5 +1,5 @@
 // The depthwise row kernel, written once over an instruction set's vector operations T
-// (platform/vector_ops.h) and instantiated per (ISA, channel tile, width tile) in each ISA's own
+// (vector/vector_ops.h) and instantiated per (ISA, channel tile, width tile) in each ISA's own
 // translation unit. See dwconv.h for the data layout and the zero-point algebra. The products are
 // T::madd of a widened activation lane and a weight lane whose high int16 half is 0 (so the high
 // half of a sign-extended activation adds nothing); kVectorRegisters = 0 never keeps a row of
@@ -12,8 +12,8 @@
 #include <cstdint>
 
 #include "dwconv/dwconv.h"
-#include "platform/vector_ops.h"
-#include "requantize/requant_plan.h"
+#include "vector/vector_ops.h"
+#include "quant/requant_plan.h"
 
 #define QTUNE_DW_UNROLL _Pragma("GCC unroll 16")
 
@@ -92,7 +92,8 @@ struct DwRowKernel {
   // Affine tiles find input q at the row's first tap plus q pixels; the others (on the row's
   // padding) read it through the table, as tap q - p * S of the pixel p = min(q / S, W - 1) that
   // uses it: padded inputs are the zero row's bytes there. The rows of 7x7 and 14x14 layers are
-  // mostly such tiles (7x7x960: two thirds of the time ran tap by tap).
+  // mostly such tiles, which tap by tap took most of a 7x7 layer's time (docs/measurements.md,
+  // "Depthwise convolution").
   template <int W, int NV, bool Ragged, int S, bool Affine>
   static void tile_rows(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0, std::size_t c0,
                         std::size_t last_lanes) {
@@ -162,7 +163,7 @@ struct DwRowKernel {
     if (a.out_type != DType::s32 && a.fuse_requant) {
       // The short u8 forms are chosen before the mode's switch: inside its lambda they made GCC
       // call the lambda (and with_rounding_mode) out of line, the accumulators went through
-      // memory and the 3x3 layers ran 15% slower.
+      // memory and the 3x3 layers ran slower (docs/measurements.md, "Depthwise convolution").
       if constexpr (HasU8FullRangeEpilogue<T, RoundingMode::tflite> && HasU8FullRangeEpilogue<T, RoundingMode::arm> &&
                     HasU8FullRangeEpilogue<T, RoundingMode::fp32> && HasU8FullRangeEpilogue<T, kFp32Offset> &&
                     HasU8FullRangeEpilogue<T, kFp32Centred>) {

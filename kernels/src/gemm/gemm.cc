@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gemm/gemm_driver.h"
-#include "platform/isa_table.h"
+#include "dispatch/isa_table.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/limits.h"
 
@@ -134,8 +134,8 @@ std::string gemm_check_config(const GemmProblem& problem, const GemmConfig& conf
 // over A per call). Among a family's workhorse tiles the one that computes the fewest padded
 // outputs (rows and columns of the last tiles) wins: N = 144 takes 8x48, not 12x32 with a
 // half-empty last panel; ties go to the earlier, wider tile (fewer broadcasts per vpdpbusd).
-// M = 1 takes the family's single-row tile where it has one (AVX-512: 1x64, ResNet-50's fc
-// 1000 x 2048 in 23 us against 37 us with 4x64, whose other three rows repeat the one).
+// M = 1 takes the family's single-row tile where it has one (AVX-512: 1x64): a 4x64 tile computes
+// its other three rows as repeats of the one (docs/measurements.md, "Default GEMM configuration").
 // (The single-row tile is not among the workhorses: it pads no row of any M, and would win them all.)
 GemmConfig gemm_default_config(const GemmProblem& problem) {
   const CpuFeatures& cpu = cpu_features();
@@ -175,8 +175,7 @@ GemmConfig gemm_default_config(const GemmProblem& problem) {
   std::int64_t mc = std::max<std::int64_t>(uk->mr, (l2 / 4) / (kc_eff * a_bytes_per_k) / uk->mr * uk->mr);
   // When a row of C outweighs its row of A (small K: pointwise convolutions), the block's A rows
   // and C rows should stay in L1 while every N panel passes over them: half of L1 for both
-  // (3136x144x24 measured 0.67x oneDNN on two threads with the whole M as one block, 0.93x in
-  // blocks of 128 rows).
+  // (docs/measurements.md, "Default GEMM configuration").
   const std::int64_t out_bytes = problem.out_type == DType::s32 ? 4 : 1;
   if (kc_eff * a_bytes_per_k < problem.n * out_bytes) {
     const std::int64_t l1 = cpu.l1d_bytes > 0 ? cpu.l1d_bytes : 32 * 1024;

@@ -10,14 +10,13 @@
 // Threads: tasks are (M block, N block) pairs run by the persistent pool, each thread a contiguous
 // run of them before it helps the others. On several threads they are numbered N-major, so that
 // where the blocking splits both sides each thread takes its own N blocks (its part of the packed
-// weights, which a tuned nc < N says are worth splitting) over every M block: InceptionV3's 17x17
-// 7x1 layer (160 -> 192, mc=128, nc=128) ran 83 us so and 94 with each thread over whole M blocks
-// (two cores of an AMD EPYC). On one thread M-major: an A block is reused across the N blocks. Where
-// the blocking leaves fewer tasks than threads, the split takes the longer side: M (every thread
-// then reads the same shared, read-only packed B and packs only its own A rows), or N at NR-panel
-// granularity where N is longer or M has too few rows for every thread (every thread then reads
-// all of A, the smaller operand, instead of all of B), unless N's panels share out less evenly
-// among the threads than M's tiles.
+// weights, which a tuned nc < N says are worth splitting) over every M block, not each thread over
+// whole M blocks and all of the packed weights (docs/measurements.md, "GEMM driver"). On one thread
+// M-major: an A block is reused across the N blocks. Where the blocking leaves fewer tasks than
+// threads, the split takes the longer side: M (every thread then reads the same shared, read-only
+// packed B and packs only its own A rows), or N at NR-panel granularity where N is longer or M has
+// too few rows for every thread (every thread then reads all of A, the smaller operand, instead of
+// all of B), unless N's panels share out less evenly among the threads than M's tiles.
 #include "gemm/gemm_driver.h"
 
 #include <algorithm>
@@ -33,10 +32,10 @@
 
 #include "gemm/gemm_pack.h"
 #include "gemm/row_term_scaling.h"
-#include "platform/isa_table.h"
+#include "dispatch/isa_table.h"
 #include "platform/strided_rows.h"
 #include "platform/thread_pool.h"
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 #include "requantize/requantize_internal.h"
 
 namespace qtune::detail {
@@ -169,8 +168,8 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
     // MobileNetV2 and ResNet-50: 49 rows against 1280 columns) unless its tiles share out less
     // evenly than M's, and wherever M is too short. Shares of whole tiles: InceptionV3's
     // 17x17x192 3x3/2 -> 320 has 5 panels of 64 columns (3 and 2 on two threads, 83% of the time
-    // in use) and 16 tiles of 4 rows (8 and 8); split along M it ran 15% faster on two cores of an
-    // AMD EPYC although each thread then reads all of its 550 KB of packed weights.
+    // in use) and 16 tiles of 4 rows (8 and 8); split along M it ran faster although each thread
+    // then reads all of its 550 KB of packed weights (docs/measurements.md, "GEMM driver").
     const auto evenness = [&](std::size_t tiles) {
       return static_cast<double>(tiles) / static_cast<double>(threads * ceil_div(tiles, threads));
     };
@@ -189,7 +188,7 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
     // nearest such counts (at or above the blocking's, one step below) the one whose busiest
     // thread has the fewest tiles: InceptionV3's 17x17 layers (58 tiles of 5 rows, mc 128) in
     // 4 blocks of 15 tiles left one thread 30 tiles and the other 28, in 2 blocks of 29 none
-    // idle (4-5% faster at 2 threads on AMD EPYC).
+    // idle (docs/measurements.md, "GEMM driver").
     const std::size_t blocks = ceil_div(s.m, s.mc) * ceil_div(s.n, s.nc);
     if (blocks % threads != 0) {
       const std::size_t n_blocks = ceil_div(s.n, s.nc);
@@ -420,7 +419,8 @@ void GemmEngine::State::run_task(const GemmASource& source, std::size_t task, st
   if (in_place) {
     // Row pointers for every M panel at k = 0; rows past M repeat the last valid row.
     // (Two loops without a min per row: this table is as long as the layer's M, 12544 rows for
-    // MobileNetV2's first 1x1 layers, and the loop with the min cost 8% of such a layer.)
+    // MobileNetV2's first 1x1 layers, where the loop with the min took a visible share of the
+    // layer: docs/measurements.md, "GEMM driver".)
     if (a.is_segmented()) {
       fill_offset_rows(s.rows.data(), static_cast<const std::uint8_t*>(a.a), a.row_offsets + m0, rows_m);
     } else {

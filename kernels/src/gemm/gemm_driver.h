@@ -83,8 +83,9 @@ struct GemmASource {
   std::uint8_t dead_byte = 0;
   // Optional beside them: each M panel's span (panel_live_spans over panels of `live_panel_rows`
   // rows), made once by the caller. A run then reads one span per panel, not every row's range:
-  // that loop over the rows took 2% of InceptionV3's 147x147x32 3x3 layer (21609 rows) on every
-  // call. An engine whose tiles are of another height works the spans out itself.
+  // that loop over the rows, as long as the layer's M (21609 rows for InceptionV3's 147x147x32 3x3
+  // layer), ran on every call (docs/measurements.md, "GEMM driver"). An engine whose tiles are of
+  // another height works the spans out itself.
   const SegmentRange* live_panels = nullptr;
   std::size_t live_panel_rows = 0;
 
@@ -100,8 +101,8 @@ struct GemmASource {
   // Task hooks, optional, each given `task_context`; they let a caller do its own steps before
   // and after the GEMM inside the GEMM's tasks, on the thread that runs each, instead of in passes
   // with fork-joins of their own. (A convolution's padded input: padded in a pass of its own, the
-  // copy and its terms cost a fork-join and sent half of the copy across cores, InceptionV3's
-  // 17x17x128 7x1 layer on two threads: 7.5 us of 51.)
+  // copy and its terms cost a fork-join and sent half of the copy across cores:
+  // docs/measurements.md, "GEMM driver".)
   // prepare_task, segmented A only: run before the task's first tile, for the task's rows
   // [m_begin, m_end). Returns the base the task reads its rows from (in place of `a`; the row
   // offsets are unchanged) and the array it takes the row terms from (in place of `row_terms`,
@@ -143,9 +144,9 @@ std::vector<GemmASource::SegmentRange> panel_live_spans(const GemmASource::Segme
 // before the tiles, for rows of k bytes under n_panels column panels. The tiles sum every row
 // again in each column panel (about k/64 cycles a row, and 6 for the horizontal sum), the pass
 // once (about k/12 cycles a row with the rows in L1): tiles when k/(12 n_panels) > k/64 + 6,
-// i.e. k (16 - 3 n_panels) > 1152 n_panels. On AMD EPYC (qtune measure --stable, least of 4-6):
-// 1 panel at K = 144 and 384, MobileNetV2's projections, 4.5% and 6% faster; K = 256, InceptionV3's
-// 35x35x256 -> 64, 6%; 6 panels at K = 64 (14x14x64 -> 384) 5% slower.
+// i.e. k (16 - 3 n_panels) > 1152 n_panels. It held where it was checked: the tiles won with one
+// panel (MobileNetV2's projections, InceptionV3's 35x35x256 -> 64), the pass with six at K = 64
+// (14x14x64 -> 384) (docs/measurements.md, "GEMM driver").
 bool tile_row_sums_pay(std::size_t k, std::size_t n_panels);
 
 class GemmEngine {

@@ -6,7 +6,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "platform/isa_table.h"
+#include "dispatch/isa_table.h"
 #include "qtune/kernels/cpu_features.h"
 
 namespace qtune::detail {
@@ -146,7 +146,8 @@ namespace {
 
 // The sum of (row[k] ^ flip) as unsigned bytes. Every x86-64 CPU has SSE2, whose psadbw sums 8
 // bytes per instruction: with per-tensor weight zero points (TFLite's uint8 models) every row of
-// A in place needs this sum, and the byte loop cost half as much as the GEMM it belongs to.
+// A in place needs this sum, and a byte loop cost a large share of the GEMM it belongs to
+// (docs/measurements.md, "Row sums").
 std::uint32_t byte_sum(std::uint8_t flip, const std::uint8_t* row, std::size_t k_bytes) {
   std::uint32_t sum = 0;
   std::size_t k = 0;

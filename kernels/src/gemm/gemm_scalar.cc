@@ -3,7 +3,7 @@
 // families (PackedA::u8 with the s8 -> u8 flip and +128 zero-point compensation, PackedB::s8, kr 4)
 // and reads A in place the same way. On a CPU without VNNI this is what tests that packing logic.
 #include "gemm/gemm_ukernel_template.h"
-#include "platform/scalar_vector.h"
+#include "vector/scalar_vector.h"
 
 namespace qtune::detail {
 namespace {

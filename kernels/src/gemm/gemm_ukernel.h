@@ -1,7 +1,7 @@
 // The internal GEMM microkernel interface and registry. Every instruction-set family (scalar,
 // AVX2, AVX-VNNI, AVX-512 VNNI, NEON, dotprod, i8mm) plugs into the GEMM driver through the
 // descriptors declared here, listed by its row of the instruction-set table
-// (platform/isa_table.h); the driver (gemm_driver.h) never knows which family runs.
+// (dispatch/isa_table.h); the driver (gemm_driver.h) never knows which family runs.
 //
 // What a microkernel computes
 // ---------------------------
@@ -53,7 +53,7 @@
 
 namespace qtune::detail {
 
-struct RequantConstants;  // kernels/src/requantize/requant_plan.h: requantization constants padded for vector loads
+struct RequantConstants;  // kernels/src/quant/requant_plan.h: requantization constants padded for vector loads
 
 enum class PackedA : unsigned char {
   u8,   // bytes; s8 activations are flipped to u8 with +128 zero-point compensation (vpdpbusd)
@@ -115,7 +115,7 @@ struct GemmUkernelArgs {
   // Per-tensor weights: every column's zb is the same, and row_terms hold each row's whole term,
   // -rowsum(A') * zb (wrapping), added as it is to every column: one broadcast and add per row
   // vector. (With the product in the epilogue, a load, multiply and move to a vector register per
-  // row, MobileNetV2's 112x112x32 -> 16 projection, an 8x16 tile at K = 32, took 5% longer.)
+  // row, which a small-K tile notices: docs/measurements.md, "GEMM microkernels".)
   bool zb_uniform = false;
   UkernelOutput output = UkernelOutput::s32;
   void* c = nullptr;                        // first element of the tile
@@ -129,8 +129,8 @@ struct GemmUkernelArgs {
   // pointers a_rows + p*mr (in place) or the packed panel a_packed + p * k_groups*mr*kr elem,
   // adds row_terms + p*mr and writes c + p*mr*ldc. Every panel but the last has mr valid rows;
   // `rows` is the last one's. At small K the call's set-up (copies of these arguments and of the
-  // plan, the epilogue's constants) cost as much as a tenth of a tile (MobileNetV2's 112x112x32
-  // -> 16 projection, K = 32).
+  // plan, the epilogue's constants) is a visible share of a tile's work (docs/measurements.md,
+  // "GEMM microkernels").
   std::size_t panels = 1;
 };
 
@@ -197,11 +197,11 @@ struct GemmDotPeak {
   const char* instruction;                          // e.g. "vpdpbusd zmm"
   std::uint64_t (*loop)(std::size_t iterations);    // returns the operations done
 };
-// The peak loops compiled into this build (the vector families of platform/isa_table.cc).
+// The peak loops compiled into this build (the vector families of dispatch/isa_table.cc).
 std::span<const GemmDotPeak> gemm_dot_peak_registry();
 
 // Every microkernel compiled into this build (runnable here or not), in the order of the
-// instruction-set table (platform/isa_table.h), then tile order.
+// instruction-set table (dispatch/isa_table.h), then tile order.
 std::span<const GemmUkernel> gemm_ukernel_registry();
 // The microkernel for (isa, mr x nr), or null.
 const GemmUkernel* find_gemm_ukernel(Isa isa, int mr, int nr);

@@ -2,7 +2,7 @@
 // instantiated per family in that family's own translation unit (scalar: gemm_scalar.cc, x86:
 // x86/<isa>/gemm_<isa>.cc). Layouts and argument meanings: gemm_ukernel.h.
 //
-// A traits struct T provides its instruction set's vector operations (platform/vector_ops.h:
+// A traits struct T provides its instruction set's vector operations (vector/vector_ops.h:
 // kIsa, kLanes, zero, set1, add, mullo, load, store of whole and partial vectors to int32 / u8 /
 // s8, requantize), with Acc = Vec, and the GEMM's own:
 //   kKr, kAElem, kBElem             k per group; bytes per packed A / B element
@@ -27,8 +27,8 @@
 #include <type_traits>
 
 #include "gemm/gemm_ukernel.h"
-#include "platform/vector_ops.h"
-#include "requantize/requant_plan.h"
+#include "vector/vector_ops.h"
+#include "quant/requant_plan.h"
 
 #define QTUNE_GEMM_UNROLL _Pragma("GCC unroll 32")
 // The tile's epilogue, inlined into it by force except in sanitizer builds (see kInlineEpilogue).
@@ -57,8 +57,8 @@ inline std::uint32_t gemm_load_partial_u32(const std::uint8_t* p, std::size_t n)
 
 // How an instance of the tile walks A read in place. Each walk is an instance of its own rather
 // than a branch in run: beside the plain walk, even an out-of-line segment loop changed GCC's code
-// for the whole tile (short-K 1x1 layers 7-14% slower), and a second entry into shared helpers
-// made it outline the epilogue.
+// for the whole tile (short-K 1x1 layers ran slower: docs/measurements.md, "GEMM microkernels"),
+// and a second entry into shared helpers made it outline the epilogue.
 enum class AWalk : unsigned char {
   plain,     // GemmUkernel::fn: one run of a_k_bytes per row (or a packed panel)
   segments,  // GemmUkernel::fn_segments: a_segments runs per row (GemmUkernelArgs::a_segments)
@@ -93,9 +93,9 @@ struct GemmTileKernel {
   static constexpr std::size_t kPrefetchGroups = std::max<std::size_t>(1, 256 / kBGroupBytes);
   // A last vector at most half full (NR = 24, 8 or 4 on 16 lanes) is loaded and multiplied at
   // half width where the family can: its padding lanes would cost a whole vector's products. On
-  // Zen 4 a 512-bit vpdpbusd issues once per cycle and a 256-bit one twice: the 12x24 tile runs
-  // MobileNetV2's 56x56x96 -> 24 projection in 50.0 us where the 12x32 tile took 64.3 (AMD EPYC,
-  // qtune measure --stable). The accumulator stays a full vector (its upper lanes zero, never
+  // Zen 4 a 512-bit vpdpbusd issues once per cycle and a 256-bit one twice, so the half-width last
+  // vector costs half of a full one (12x24 against 12x32 at N = 24: docs/measurements.md,
+  // "GEMM microkernels"). The accumulator stays a full vector (its upper lanes zero, never
   // stored): the epilogue is shared.
   static constexpr bool kHalfLast =
       requires(typename T::Acc acc, typename T::AVec a, typename T::BVec b, const std::uint8_t* p) {
@@ -295,7 +295,7 @@ struct GemmTileKernel {
   // broadcasts bring to L1 anyway) into row_terms[i] = -rowsum(A'[i]), times the weight zero
   // point where it is per tensor (GemmUkernelArgs::zb_uniform). The separate row-sum pass it
   // replaces read each row once more and ran with almost no arithmetic beside the tile's
-  // (InceptionV3's 35x35x256 -> 64 1x1 with a weight zero point: a tenth of the layer).
+  // (docs/measurements.md, "GEMM microkernels").
   template <bool Flip>
   static void accumulate_in_place_summing(Tile& t, const GemmUkernelArgs& args, std::int32_t (&row_terms)[MR]) {
     if constexpr (SumsRowsInTile<T> && T::kInPlace) {
@@ -311,7 +311,8 @@ struct GemmTileKernel {
       for (std::size_t chunk = whole / kChunkGroups; chunk != 0; --chunk) {
         QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) sums[i] = T::sum_row_chunk(sums[i], rows[i] + offset, flip);
         // Unrolled: as a loop of its own, a chunk's few groups ended in a mispredicted exit
-        // every time (8% slower than the plain walk on InceptionV3's 17x17x768 -> 192).
+        // every time, which made this walk slower than the plain one (docs/measurements.md,
+        // "GEMM microkernels").
         QTUNE_GEMM_UNROLL for (std::size_t g = 0; g < kChunkGroups; ++g) in_place_groups<Flip>(t, rows, 1, flip, offset, b);
       }
       if (offset < k_bytes) {
@@ -452,8 +453,8 @@ struct GemmTileKernel {
         const std::size_t first = static_cast<std::size_t>(v) * kLanes;
         if constexpr (requires { T::template requant_lanes<Mode>(plan, first); }) {
           // The column's constants through the caller's plan, not the local copy: its pointers
-          // read back from the just-written copy waited on store forwarding (a fifth of a
-          // 8x16 tile's time at K = 32).
+          // read back from the just-written copy waited on store forwarding (a large share of a
+          // small-K tile's time: docs/measurements.md, "GEMM microkernels").
           const auto lanes = T::template requant_lanes<Mode>(*args.plan, args.channel + first);
           QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
             Acc q;
@@ -484,11 +485,12 @@ struct GemmTileKernel {
 
   // The vector families' epilogue, the mode's dispatch included, is inlined into the tile: as a
   // call (GCC's choice once the tile had an epilogue for kFp32Offset as well) the accumulators went
-  // through memory and the 12x32 and 8x48 tiles' K loops lost their registers (2x slower). The
-  // scalar family's stays a call: its fully unrolled epilogues, six modes in one function, took
-  // gemm_scalar.cc over 18 minutes to compile under ASan. Sanitizer builds, which check
+  // through memory and the 12x32 and 8x48 tiles' K loops lost their registers. The scalar
+  // family's stays a call: its fully unrolled epilogues, six modes in one function, made
+  // gemm_scalar.cc's compile under ASan prohibitively long. Sanitizer builds, which check
   // correctness and not speed, leave all of it to GCC (QTUNE_EPILOGUE_INLINE): forced there,
-  // gemm_avx512vnni.cc compiled for more than 10 minutes.
+  // gemm_avx512vnni.cc's compile was prohibitively long too (docs/measurements.md,
+  // "Build and test times").
   static constexpr bool kInlineEpilogue = T::kIsa != Isa::scalar;
 
   template <RoundingMode Mode, class Out>
@@ -566,7 +568,7 @@ constexpr GemmUkernel make_gemm_ukernel(const char* name) {
   if constexpr (T::kInPlace && T::kIsa != Isa::scalar) segments = &GemmTileKernel<T, MR, NR, AWalk::segments>::run;
   // In-tile row sums where their MR vectors fit beside the tile, its B vectors, the broadcast and
   // the ones vector of the sums in the family's registers: spilled, they cost more than they save
-  // (8x48 on InceptionV3's 17x17x768 -> 192: 12-24% slower than the separate pass).
+  // (docs/measurements.md, "GEMM microkernels").
   constexpr int kRegistersForRowSums = MR * K::kVecs + K::kVecs + 1 + MR + 1;
   if constexpr (T::kInPlace && SumsRowsInTile<T>) {
     if constexpr (kRegistersForRowSums <= T::kRegisters) row_sums = &GemmTileKernel<T, MR, NR, AWalk::row_sums>::run;

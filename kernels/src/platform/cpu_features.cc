@@ -14,7 +14,7 @@
 #include "platform/cpu_clusters.h"
 #include "platform/emulation.h"
 #include "platform/x86_cache_leaves.h"
-#include "x86/amx_model/amx_tile_model.h"
+#include "platform/amx_model_switch.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -11,9 +11,9 @@
 namespace qtune::detail {
 
 // rows[i] = first + i * stride for i < count. The baseline x86-64 build stores two pointers per
-// 16-byte store, which took 7% of MobileNetV2's expanded_conv/project (K = 32); on x86 GCC builds
-// a clone for CPUs with AVX-512 stores eight at a time (33.3 -> 31.7 us, qtune measure --stable,
-// AMD EPYC).
+// 16-byte store, a visible share of a layer whose rows are short (one pointer per 32 bytes of A in
+// MobileNetV2's expanded_conv/project, K = 32); on x86 GCC builds a clone for CPUs with AVX-512
+// stores eight at a time (docs/measurements.md, "GEMM driver").
 void fill_strided_rows(const std::uint8_t** rows, const std::uint8_t* first, std::size_t stride, std::size_t count);
 
 // rows[i] = base + offsets[i] for i < count: the rows of segmented A (a convolution's output

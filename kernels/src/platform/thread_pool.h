@@ -1,19 +1,18 @@
 // A small persistent thread pool shared by the operators: workers are created once (lazily, up to
 // the largest thread count asked for) and then reused, so a call never creates threads.
 //
-// Operators are short (a 256^3 GEMM takes about 40 us on one core), so waking a sleeping thread
-// through the kernel (a futex, tens of microseconds in a VM) would cost as much as the work.
-// Between jobs the workers therefore spin for a while (kSpinMicroseconds) on an atomic job word
-// before they sleep, as OpenMP runtimes and pthreadpool do, and the caller spins on the completion
-// count the same way.
+// Operators are short (a 256^3 GEMM on one core takes about as long as waking a sleeping thread
+// through the kernel, a futex, in a VM: docs/measurements.md, "Thread pool"), so a wake-up per job
+// would cost as much as the work. Between jobs the workers therefore spin for a while
+// (kSpinMicroseconds) on an atomic job word before they sleep, as OpenMP runtimes and pthreadpool
+// do, and the caller spins on the completion count the same way.
 //
 // Tasks are handed out in contiguous runs: each thread owns an equal range of the task indices and
 // takes its own from the front; a thread whose range is empty takes the others' from the back. An
 // operator's neighbouring tasks touch neighbouring memory (a GEMM's blocks of rows), and when the
 // threads took alternate tasks from one counter, each core's prefetchers ran into the blocks of C
-// the other core was writing: MobileNetV2's 112x112x16 -> 96 1x1 layer in 50 blocks of 256 rows
-// took 96 us on two cores of an AMD EPYC against 54 in two blocks and 102 on one core; in
-// contiguous runs, 59 us.
+// the other core was writing: a layer in many small blocks then ran on two cores hardly faster
+// than on one (docs/measurements.md, "Thread pool").
 #pragma once
 
 #include <atomic>

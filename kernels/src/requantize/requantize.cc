@@ -4,7 +4,7 @@
 
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/requantize.h"
-#include "platform/isa_table.h"
+#include "dispatch/isa_table.h"
 #include "requantize/requantize_internal.h"
 
 namespace qtune {

@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "qtune/kernels/requantize.h"
-#include "platform/vector_ops.h"
-#include "requantize/requant_plan.h"
+#include "vector/vector_ops.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail {
 
@@ -17,13 +17,13 @@ void requantize(const RequantizeConfig& config, const RequantConstants& plan, DT
                 void* out, std::size_t out_stride);
 
 // The scalar kernel: no checks (the caller validated); out_type u8 or s8. The vector kernels are
-// the rows of platform/isa_table.cc (RequantizeRowsFn).
+// the rows of dispatch/isa_table.cc (RequantizeRowsFn).
 void requantize_rows_scalar(const RequantConstants& plan, DType out_type, const std::int32_t* acc,
                             std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                             std::size_t out_stride);
 
 // ---- the one loop every vector ISA instantiates ------------------------------------------------
-// VectorIsa: an instruction set's vector operations (platform/vector_ops.h; of them this loop uses
+// VectorIsa: an instruction set's vector operations (vector/vector_ops.h; of them this loop uses
 // kLanes, load, load_partial, requantize and the partial stores). Instantiated only in that ISA's
 // translation unit (compiled with its flags); the types differ per ISA, so the instantiations
 // never collide across translation units.

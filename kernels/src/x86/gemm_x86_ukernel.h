@@ -1,5 +1,5 @@
 // The x86 GEMM families' common part: the ymm base (AVX2 and AVX-VNNI) and the zmm base (AVX-512
-// VNNI), each its instruction set's vector operations (platform/vector_ops.h) plus the GEMM's
+// VNNI), each its instruction set's vector operations (vector/vector_ops.h) plus the GEMM's
 // loads. Include only from x86/<isa>/ translation units compiled with that ISA's flags. Each family
 // adds its dot product and packing format on top (see gemm_ukernel_template.h).
 //

@@ -29,7 +29,7 @@ std::optional<Isa> parse_isa(std::string_view name);
 
 // The instruction sets with kernels compiled into this build (runnable here or not), in the order
 // the default configurations prefer them; scalar is always there, last. The table behind it is
-// kernels/src/platform/isa_table.cc.
+// kernels/src/dispatch/isa_table.cc.
 std::vector<Isa> compiled_isas();
 
 }  // namespace qtune

@@ -1,4 +1,4 @@
-// The NEON vector operations (platform/vector_ops.h): 4 int32 lanes per q register, Armv8.0
+// The NEON vector operations (vector/vector_ops.h): 4 int32 lanes per q register, Armv8.0
 // Advanced SIMD only, so every aarch64 family (neon, dotprod, i8mm) can build on it. Ragged edges
 // go through small copies that never touch bytes past the n valid lanes; requantization is
 // requant_neon.h (sqrdmulh + srshl for tflite / arm). Include only from translation units under
@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "arm/neon/requant_neon.h"
-#include "platform/vector_ops.h"
+#include "vector/vector_ops.h"
 
 namespace qtune::detail {
 namespace {

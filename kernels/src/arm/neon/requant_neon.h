@@ -22,7 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail::neon {
 

@@ -1,6 +1,5 @@
 #include "x86/amx_model/amx_tile_model.h"
 
-#include <atomic>
 #include <cstring>
 #include <string>
 
@@ -14,7 +13,6 @@ struct TileState {
 };
 
 thread_local TileState state;
-std::atomic<bool> model_active{false};
 
 [[noreturn]] void fault(const std::string& what) { throw AmxFault("AMX fault: " + what); }
 
@@ -122,8 +120,5 @@ void tdpbsud(int dst, int a, int b) { dot_product<true, false>(dst, a, b, "TDPBS
 void tdpbuud(int dst, int a, int b) { dot_product<false, false>(dst, a, b, "TDPBUUD"); }
 
 const std::uint8_t* tile_bytes(int t) { return &state.data[t][0][0]; }
-
-void set_active(bool active) { model_active.store(active); }
-bool active() { return model_active.load(std::memory_order_relaxed); }
 
 }  // namespace qtune::detail::amx_model

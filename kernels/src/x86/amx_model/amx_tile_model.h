@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "platform/amx_model_switch.h"  // set_active, active
+
 namespace qtune::detail::amx_model {
 
 inline constexpr int kTiles = 8;         // palette 1
@@ -60,10 +62,5 @@ void tdpbuud(int dst, int a, int b);
 
 // The raw bytes of tile t (rows x 64) of this thread, for tests.
 const std::uint8_t* tile_bytes(int t);
-
-// Whether the AMX kernels of this process run over the model instead of the instructions (tests
-// turn it on; instruction set amx is then usable wherever AVX-512 is).
-void set_active(bool active);
-bool active();
 
 }  // namespace qtune::detail::amx_model

@@ -1,4 +1,4 @@
-// The AVX2 vector operations (platform/vector_ops.h): 8 int32 lanes per ymm, ragged edges through
+// The AVX2 vector operations (vector/vector_ops.h): 8 int32 lanes per ymm, ragged edges through
 // vpmaskmovd and partial byte stores, requantization from requant_avx2.h. The AVX2 and AVX-VNNI
 // families build on it. Include only from translation units compiled with -mavx2.
 #pragma once
@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "platform/vector_ops.h"
+#include "vector/vector_ops.h"
 #include "x86/avx2/requant_avx2.h"
 
 namespace qtune::detail {
@@ -57,7 +57,7 @@ struct Avx2Vector {
   template <RoundingMode Mode>
   // Not forced inline: GCC then copies the long requantization into every ragged-tile path of the
   // GEMM epilogue, and the register allocator kept the tile's accumulators on the stack in the
-  // main loop (6x64 at 784x128x1152: 640 -> 300 GOP/s). The depthwise kernels run as fast without.
+  // main loop (docs/measurements.md, "GEMM microkernels"). The depthwise kernels run as fast without.
   static Vec requantize(Vec v, const RequantConstants& plan, std::size_t channel) {
     return avx2::requantize8<Mode>(v, plan, channel);
   }

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail::avx2 {
 

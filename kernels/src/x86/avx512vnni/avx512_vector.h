@@ -1,4 +1,4 @@
-// The AVX-512 vector operations (platform/vector_ops.h): 16 int32 lanes per zmm, ragged edges
+// The AVX-512 vector operations (vector/vector_ops.h): 16 int32 lanes per zmm, ragged edges
 // through store masks, requantization from requant_avx512.h (with a column's constants loaded
 // once: requant_lanes). Include only from translation units compiled with the avx512vnni
 // folder's flags.
@@ -6,7 +6,7 @@
 
 #include "x86/avx512vnni/requant_avx512.h"  // first: wraps <immintrin.h> in GCC 12's -Wmaybe-uninitialized workaround
 
-#include "platform/vector_ops.h"
+#include "vector/vector_ops.h"
 
 namespace qtune::detail {
 namespace {
@@ -57,7 +57,7 @@ struct Avx512Vector {
   template <RoundingMode Mode, bool OriginFolded = false>
   // Not forced inline: GCC then copies the long requantization into every ragged-tile path of the
   // GEMM epilogue, and the register allocator kept the tile's accumulators on the stack in the
-  // main loop (6x64 at 784x128x1152: 640 -> 300 GOP/s). The depthwise kernels run as fast without.
+  // main loop (docs/measurements.md, "GEMM microkernels"). The depthwise kernels run as fast without.
   static Vec requantize(Vec v, const RequantConstants& plan, std::size_t channel) {
     return avx512::requantize16<Mode, OriginFolded>(v, plan, channel);
   }

@@ -5,7 +5,8 @@
 //
 // The family's tiles are instantiated in three translation units by width (gemm_avx512vnni_*.cc):
 // every tile carries an epilogue per rounding mode and output type, and in one file they were the
-// build's longest compile by far (12 minutes under the sanitizers, while the other core idled).
+// build's longest compile by far, under the sanitizers long after the other core had run out of
+// work (docs/measurements.md, "Build and test times").
 // Include only from x86/avx512vnni/ translation units (compiled with the family's -m flags).
 #pragma once
 

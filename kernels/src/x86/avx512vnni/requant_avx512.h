@@ -17,7 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail::avx512 {
 
@@ -122,8 +122,8 @@ __attribute__((always_inline)) inline __m512i one_shift_half(__m512i p, __m512i 
 
 // tflite (ties away from zero) or arm on x = acc << l: five instructions per half against the
 // nine of the literal SRDHM + RDPOT, the halves re-interleaved by one masked shuffle. Inlined
-// always: as a call (GCC's choice where the epilogue has two forms) the tile's epilogue ran 20%
-// slower.
+// always: as a call (GCC's choice where the epilogue has two forms) the tile's epilogue ran slower
+// (docs/measurements.md, "GEMM microkernels").
 template <RoundingMode Mode>
 __attribute__((always_inline)) inline __m512i one_shift(__m512i x, const RequantLanes<Mode>& q) {
   constexpr bool kTiesAway = Mode == RoundingMode::tflite;
@@ -140,7 +140,7 @@ __attribute__((always_inline)) inline __m512i one_shift(__m512i x, const Requant
 // be converted by to_int rounding down too: scalar::fp32_centred's floor.
 // OriginFolded: the caller's accumulators hold acc - X0 already, computed exactly in int32 (the
 // fused GEMM and depthwise epilogues start them from column or bias terms less X0, where
-// centred_origin_foldable in requantize/requant_plan.h holds), so the centred form converts them
+// centred_origin_foldable in quant/requant_plan.h holds), so the centred form converts them
 // as they are, one instruction less per 16 outputs.
 template <RoundingMode Mode, bool OriginFolded = false>
 __attribute__((always_inline)) inline __m512 scaled(__m512i acc, const RequantLanes<Mode>& q) {

@@ -1,12 +1,12 @@
 // Row sums of A read in place, 16 rows at a time (IsaRow::a_row_sums): what a per-tensor weight
 // zero point costs a GEMM (TFLite's uint8 models: every row's term is -zb * rowsum(A)).
 //
-// Summed one row at a time (psadbw, then a horizontal add of its partial sums and a call per
-// row) the term cost as much as a whole small-K GEMM: MobileNetV2's 112x112x32 -> 16 project ran
-// at 0.55x of the same layer without a weight zero point. Here each row costs its loads, one xor
-// and one vpdpbusd (rows of more than 32 bytes) or psadbw (shorter rows) per load; the horizontal
-// adds are shared by 16 rows as a transpose-and-add tree of 37 to 45 instructions that leaves row
-// i's sum in lane i.
+// Summed one row at a time (psadbw, then a horizontal add of its partial sums and a call per row)
+// the term cost about as much as a whole small-K GEMM (MobileNetV2's 112x112x32 -> 16 project with
+// and without a weight zero point: docs/measurements.md, "Row sums"). Here each row costs its
+// loads, one xor and one vpdpbusd (rows of more than 32 bytes) or psadbw (shorter rows) per load;
+// the horizontal adds are shared by 16 rows as a transpose-and-add tree of 37 to 45 instructions
+// that leaves row i's sum in lane i.
 #include "x86/avx512vnni/requant_avx512.h"  // first: <immintrin.h> inside GCC 12's warning workaround
 
 #include <cstddef>
@@ -40,9 +40,8 @@ struct RowChunks {
 // are never read (masked loads do not fault) and count as 0: the masked load leaves `flip` there,
 // which the xor clears. Whole >= 0 fixes chunks.whole at compile time (the rows of MobileNetV2's
 // and InceptionV3's 1x1 layers of 65 to 319 bytes are one to four chunks and a tail): unrolled,
-// a row is its loads and vpdpbusds and no loop (four chunks: InceptionV3's 35x35x256 -> 64 took
-// 56.7 us with the loop, 56.0 unrolled, 49.5 without a weight zero point). Two sums halve the
-// chain of dependent vpdpbusds of long rows.
+// a row is its loads and vpdpbusds and no loop (docs/measurements.md, "Row sums"). Two sums halve
+// the chain of dependent vpdpbusds of long rows.
 template <bool Flip, int Whole>
 __attribute__((always_inline)) inline __m512i row_partials(const std::uint8_t* row, const RowChunks& chunks,
                                                           __m512i flips) {
@@ -153,8 +152,8 @@ void row_sums_short(std::uint8_t flip, const std::uint8_t* const* rows, std::siz
 
 // Rows of more than 32 bytes. Each block of 16 rows keeps its partials in registers, paired as
 // they are summed: an array of 16 partials indexed in a loop was kept on the stack, and with the
-// loop over a row's chunks a 144-byte row cost 2.0 ns on AMD Zen 4, 1.3 ns here. The rows past
-// `count` in the last block repeat its first row, whose lanes are not stored.
+// loop over a row's chunks a row cost markedly more (docs/measurements.md, "Row sums"). The rows
+// past `count` in the last block repeat its first row, whose lanes are not stored.
 template <bool Flip, int Whole>
 void row_sums_long(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, const RowChunks& chunks,
                    std::int32_t* row_terms) {

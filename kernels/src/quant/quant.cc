@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
 namespace qtune {
 
@@ -135,8 +135,8 @@ std::string check_requant(const RequantParams& p, std::int32_t lowest, std::int3
            " float scales (build it with RequantParams::make)";
   }
   for (std::size_t c = 0; c < n; ++c) {
-    // Named only when something is wrong: built for every channel of every call, the name cost
-    // 149 us per call of a 2048-channel requantize().
+    // Named only when something is wrong: built for every channel of every call, the name's
+    // strings made the checks of a wide layer expensive (docs/measurements.md, "Requantization").
     const auto name = [c] { return "requantization scales[" + std::to_string(c) + "]"; };
     if (!(std::isfinite(p.scales[c]) && p.scales[c] >= 0)) return name() + " = " + describe(p.scales[c]) + " must be finite and >= 0";
     if (!(std::isfinite(p.scales_f32[c]) && p.scales_f32[c] >= 0))

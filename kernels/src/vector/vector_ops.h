@@ -1,5 +1,5 @@
 // The vector operations every kernel template is written over: one struct per instruction set
-// (platform/scalar_vector.h, x86/avx2/avx2_vector.h, x86/avx512vnni/avx512_vector.h), shared by
+// (vector/scalar_vector.h, x86/avx2/avx2_vector.h, x86/avx512vnni/avx512_vector.h), shared by
 // the GEMM microkernels (gemm/gemm_ukernel_template.h), the depthwise kernels
 // (dwconv/dwconv_template.h) and the standalone requantization (requantize/requantize_internal.h).
 // A vector is kLanes int32 lanes with wrapping arithmetic.
@@ -15,7 +15,7 @@
 
 #include "qtune/kernels/isa.h"
 #include "qtune/kernels/quant.h"
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail {
 
@@ -57,7 +57,7 @@ inline void store_q8(std::uint8_t* dst, DType out_type, typename V::Vec q, std::
 // Whether V's requantization takes a kFp32Centred plan's accumulators less each channel's origin
 // X0 (requantize<Mode, true>, requantize_u8_full<Mode, true>): the fused epilogues of the GEMM and
 // depthwise kernels then start their accumulators from terms less X0, where that is exact
-// (centred_origin_foldable in requantize/requant_plan.h), and convert them without subtracting X0.
+// (centred_origin_foldable in quant/requant_plan.h), and convert them without subtracting X0.
 template <class V>
 inline constexpr bool folds_centred_origin_v = [] {
   if constexpr (requires { V::kFoldsCentredOrigin; }) {
@@ -68,7 +68,7 @@ inline constexpr bool folds_centred_origin_v = [] {
 }();
 
 // Whether V has the short u8 epilogue for Mode (requantize_u8_full over a column's RequantLanes;
-// see u8_full_range_epilogue in requantize/requant_plan.h).
+// see u8_full_range_epilogue in quant/requant_plan.h).
 template <class V, RoundingMode Mode>
 concept HasU8FullRangeEpilogue =
     (Mode == RoundingMode::tflite || Mode == RoundingMode::arm || kFloatEpilogue<Mode>) &&

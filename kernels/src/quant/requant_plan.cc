@@ -1,7 +1,7 @@
 // Builds the flattened, padded requantization plan of one operator (see requant_plan.h).
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
-#include "requantize/fp32_equivalent.h"
+#include "quant/fp32_equivalent.h"
 
 #include <algorithm>
 #include <cmath>

@@ -15,7 +15,7 @@
 namespace qtune::detail {
 
 // The fp32 epilogue with a signed offset: round_half_even(clamp(fma(float(x), s, copysign(o, x)))),
-// the exact form of tflite's double rounding for most scales (requantize/fp32_equivalent.h). An
+// the exact form of tflite's double rounding for most scales (quant/fp32_equivalent.h). An
 // internal mode of plans and kernels only, never in RequantParams, keys or anything printed: a
 // RoundingMode value outside the named ones, so that with_rounding_mode() hands it to the kernels
 // as a compile-time constant like the others.
@@ -23,7 +23,7 @@ inline constexpr RoundingMode kFp32Offset = static_cast<RoundingMode>(100);
 // The centred fp32 epilogue: floor(clamp(fma(float(x) - X0, s, b) rounded down)) + C, the result
 // computed less the range's centre C about the accumulator X0 that maps to it, with a constant
 // addend b (which holds the 1/2 of the rounding): the exact form of nearly every scale where the
-// clamp range lies far from zero, such as a fused ReLU's [0, 255] (requantize/fp32_equivalent.h).
+// clamp range lies far from zero, such as a fused ReLU's [0, 255] (quant/fp32_equivalent.h).
 // Internal like kFp32Offset.
 inline constexpr RoundingMode kFp32Centred = static_cast<RoundingMode>(101);
 // The modes the kernels compute in float (fp32, fp32 with an offset, centred).
@@ -178,7 +178,7 @@ inline bool u8_full_range_epilogue(const RequantConstants& plan, RoundingMode mo
 }
 
 // Which exactly equivalent float forms a plan may take for an integer rounding mode
-// (RequantPlan::make, requantize/fp32_equivalent.h): none (Arm, whose sqrdmulh + srshl are as short
+// (RequantPlan::make, quant/fp32_equivalent.h): none (Arm, whose sqrdmulh + srshl are as short
 // as the float path, and the scalar kernels), those that round to nearest (fp32, kFp32Offset: the
 // x86 families), or kFp32Centred as well, which needs each instruction's own rounding direction
 // (AVX-512's embedded rounding; elsewhere MXCSR would have to change around every epilogue).
@@ -302,7 +302,7 @@ decltype(auto) with_rounding_mode(RoundingMode mode, F&& f);
 
 // The same switch, always inlined into its caller: for the GEMM tile, whose accumulators must
 // stay in registers through the dispatch into an always-inlined epilogue (as a call they went
-// through memory and the 12x32 and 8x48 tiles' K loops lost their registers: 2x slower).
+// through memory and the 12x32 and 8x48 tiles' K loops lost their registers).
 template <class F>
 __attribute__((always_inline)) inline decltype(auto) with_rounding_mode_inlined(RoundingMode mode, F&& f) {
   // On the underlying value: kFp32Offset and kFp32Centred are no enumerators (a case of one would

@@ -6,7 +6,7 @@
 //      platform/cpu_features.cc, whose switch the compiler checks for completeness),
 //   2. a folder x86/<isa>/ or arm/<isa>/ with its flags in kernels/CMakeLists.txt (which defines
 //      QTUNE_HAVE_<ISA>),
-//   3. its row in platform/isa_table.cc.
+//   3. its row in dispatch/isa_table.cc.
 #pragma once
 
 #include <cstddef>
@@ -18,7 +18,7 @@
 #include "gemm/gemm_ukernel.h"
 #include "qtune/kernels/isa.h"
 #include "qtune/kernels/quant.h"
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail {
 
@@ -66,7 +66,7 @@ struct IsaRow {
   RequantizeRowsFn separate_requantize = nullptr;
   int separate_requantize_unroll = 1;
   // Integer-rounding layers run a float epilogue where a float form is proven exactly equivalent
-  // (RequantPlan::make, requantize/fp32_equivalent.h): x86, where the 64-bit products of the
+  // (RequantPlan::make, quant/fp32_equivalent.h): x86, where the 64-bit products of the
   // integer modes cost 11-15 instructions per vector against 6-7; the centred form only with
   // AVX-512's per-instruction rounding. Not Arm, whose sqrdmulh + srshl are as short as the fp32
   // path.

@@ -1,7 +1,7 @@
 // The rows of the instruction-set table (isa_table.h). A row exists when kernels/CMakeLists.txt
 // compiled the set's folder (QTUNE_HAVE_<ISA>); its kernel lists are defined in that folder, each
 // list in the translation unit of its family, compiled with the set's flags.
-#include "platform/isa_table.h"
+#include "dispatch/isa_table.h"
 
 #include <vector>
 
@@ -58,10 +58,11 @@ namespace {
 // that reads its tiles.
 [[maybe_unused]] constexpr GemmTile kAmxTiles[] = {{32, 32}, {16, 32}, {32, 16}, {16, 16}};
 // AVX-512: the five-row tiles pad the least rows of 7x7, 17x17 and 35x35 images and their
-// five-vector tile no column of N = 80 * k (InceptionV3's 73x73x64 -> 80: 169 us on 5x80, 204 us
-// on 8x48, qtune measure --stable, AMD EPYC); 32-trial tunings missed them where the default did
-// not start there. 12x24 comes last: ties on padding go to the full-vector tiles before it, and
-// it wins where only its half-width last vector avoids padding (N = 24, 72, 120).
+// five-vector tile no column of N = 80 * k (InceptionV3's 73x73x64 -> 80, where 8x48 computes a
+// fifth more columns than it keeps: docs/measurements.md, "Default GEMM configuration"); 32-trial
+// tunings missed them where the default did not start there. 12x24 comes last: ties on padding go
+// to the full-vector tiles before it, and it wins where only its half-width last vector avoids
+// padding (N = 24, 72, 120).
 [[maybe_unused]] constexpr GemmTile kAvx512Tiles[] = {{6, 64}, {8, 48}, {12, 32}, {4, 64},
                                                       {5, 80}, {5, 64}, {12, 24}};
 [[maybe_unused]] constexpr GemmTile kYmmTiles[] = {{6, 16}};
@@ -70,15 +71,14 @@ constexpr GemmTile kEightByEight[] = {{8, 8}};
 // Depthwise: output pixels per step share each weight vector load (and a kernel row's inputs,
 // tile_rows); 2 x 16 (AVX-512) or 2 x 8 (AVX2) channels keep 8 to 16 accumulators, the tiles that
 // measured best on MobileNetV2's depthwise layers. AVX-512: 8 pixels (16 accumulators, 10 input
-// vectors of a kernel row) beat 4 on every MobileNetV2 depthwise layer on an AMD EPYC with AVX-512
-// VNNI (56x56x144 by 15%, the rest by 0-6%); the dot4 form of the 64-channel tile (4 pixels: its
-// 4 accumulators per pixel allow no more) is faster still where it applies and the channels are
-// whole blocks of 64 (14x14x576: 120 against 86 GOPS; 56x56x144, whose 16-channel tail runs the
-// general form, 94 against 111); channel tiles wider than the layer leave lanes idle (112x112x32
-// ran 0.64x oneDNN on the 64-channel tile and 0.76x on 32). Rows of 7 * 2^k pixels (every
+// vectors of a kernel row) beat 4 on every MobileNetV2 depthwise layer, each weight vector load
+// serving twice the pixels; the dot4 form of the 64-channel tile (4 pixels: its 4 accumulators per
+// pixel allow no more) is faster still where it applies and the channels are whole blocks of 64
+// (not where a 16-channel tail runs the general form, as in 56x56x144); channel tiles wider than
+// the layer leave lanes idle (112x112x32 on the 64-channel tile). Rows of 7 * 2^k pixels (every
 // MobileNetV2 depthwise layer) take 7 pixels: 8 and 4 recompute pixels of the 7, 14 and 28 wide
-// rows (same machine, u8 weights with a zero point: 7x7x960 11.1 -> 8.4 us, 14x14x576 /2 7.3 ->
-// 5.6 us, 28x28x192 28.6 -> 24.5 us), and 7 is as fast as 8 on the 56 and 112 wide ones.
+// rows, and 7 is as fast as 8 on the 56 and 112 wide ones (figures: docs/measurements.md,
+// "Depthwise convolution").
 [[maybe_unused]] constexpr DwDefaultTile kAvx512DwTiles[] = {
     {64, 4, true}, {32, 7, false, true}, {32, 8, false}, {16, 7, false, true}, {16, 8, false}};
 [[maybe_unused]] constexpr DwDefaultTile kAvx2DwTiles[] = {{16, 4, false}};
@@ -93,7 +93,8 @@ std::vector<IsaRow> rows() {
 #if defined(QTUNE_HAVE_AMX) && defined(QTUNE_HAVE_AVX512VNNI)
   {
     // Usable only where the CPU has AMX-INT8 and the OS granted tile data (or tests run it over the
-    // model); oneDNN reaches 2-4x the VNNI rate there on large GEMMs.
+    // model); on large GEMMs oneDNN runs well above the VNNI rate there (docs/measurements.md,
+    // "Default GEMM configuration").
     IsaRow& row = out.emplace_back(Isa::amx);
     row.gemm = gemm_ukernels_amx;
     row.float_forms = FloatForms::directed_rounding;

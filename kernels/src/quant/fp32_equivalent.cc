@@ -1,12 +1,12 @@
 // The fp32 scale equivalent to an integer rounding mode (see fp32_equivalent.h for the proof).
-#include "requantize/fp32_equivalent.h"
+#include "quant/fp32_equivalent.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 
-#include "requantize/requant_plan.h"
+#include "quant/requant_plan.h"
 
 namespace qtune::detail {
 namespace {

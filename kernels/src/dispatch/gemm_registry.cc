@@ -1,9 +1,9 @@
 // The registry of GEMM microkernels compiled into this build: the lists of the instruction-set
-// table's rows (platform/isa_table.cc), in its order.
+// table's rows (dispatch/isa_table.cc), in its order.
 #include <vector>
 
 #include "gemm/gemm_ukernel.h"
-#include "platform/isa_table.h"
+#include "dispatch/isa_table.h"
 
 namespace qtune::detail {
 

@@ -1,9 +1,9 @@
 // The depthwise kernels compiled into this build, runnable on this CPU or not: the lists of the
-// instruction-set table's rows (platform/isa_table.cc), in its order.
+// instruction-set table's rows (dispatch/isa_table.cc), in its order.
 #include <vector>
 
 #include "dwconv/dwconv.h"
-#include "platform/isa_table.h"
+#include "dispatch/isa_table.h"
 
 namespace qtune::detail {
 

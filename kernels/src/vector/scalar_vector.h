@@ -1,9 +1,9 @@
 // The scalar "vector": one lane, held unsigned so that it wraps like the vector adds. The portable
 // families (gemm/gemm_scalar.cc, dwconv/dwconv_scalar.cc) are the same templates over it; the
-// compiler may still vectorize their loops over a tile. Operations: platform/vector_ops.h.
+// compiler may still vectorize their loops over a tile. Operations: vector/vector_ops.h.
 #pragma once
 
-#include "platform/vector_ops.h"
+#include "vector/vector_ops.h"
 
 namespace qtune::detail {
 namespace {
