@@ -11,10 +11,14 @@
 
 #include <unistd.h>
 
-#include "onnxruntime_peer.h"
+#include "qtune/evaluation/onnxruntime_peer.h"
 
 namespace qtune::cli {
 namespace {
+
+using evaluation::OnnxRuntimePeer;
+using evaluation::OnnxRuntimeSamples;
+using evaluation::node_round_means;
 
 constexpr auto kSettle = std::chrono::milliseconds(50);
 

@@ -101,7 +101,7 @@ CREATE INDEX network_runs_layer ON network_runs (target_key, workload_key, impl)
 //    (a version-2 qtune could run either way, so no state is assumed for them);
 //  - low_ns / high_ns / repetitions: the quartiles of the per-call times and how many repetitions
 //    they come from; NULL in rows of version 2;
-//  - waiting_share / retimed / disturbed: the layer's disturbance (tools/undisturbed_timing.h);
+//  - waiting_share / retimed / disturbed: the layer's disturbance (qtune/evaluation/undisturbed_timing.h);
 //    NULL in rows of version 2 and where the kernel keeps no scheduler statistics (waiting_share).
 // Columns are added, never rewritten: every row of version 2 keeps its values.
 void add_run_conditions_version_3(sqlite::Connection& c) {

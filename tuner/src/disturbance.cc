@@ -1,5 +1,9 @@
 #include "qtune/tuner/disturbance.h"
 
+#include <utility>
+
+#include "qtune/measure/least_disturbed.h"
+
 namespace qtune {
 
 bool is_disturbed(const MeasureResult& result, const DisturbancePolicy& policy) {
@@ -9,15 +13,15 @@ bool is_disturbed(const MeasureResult& result, const DisturbancePolicy& policy) 
 UndisturbedMeasurement measure_undisturbed(Measurer& measurer, const Workload& workload, const Config& config,
                                            const MeasureSettings& settings, const DisturbancePolicy& policy,
                                            const std::function<bool()>& stop) {
-  UndisturbedMeasurement out{measurer.measure(workload, config, settings)};
-  while (is_disturbed(out.result, policy) && out.disturbed_attempts < policy.retries && !(stop && stop())) {
-    ++out.disturbed_attempts;
-    MeasureResult again = measurer.measure(workload, config, settings);
-    // Keep the least disturbed attempt (a failure is news: keep it).
-    if (!again.ok() || !again.waiting_share || *again.waiting_share < *out.result.waiting_share) out.result = std::move(again);
-  }
-  out.disturbed = is_disturbed(out.result, policy);
-  return out;
+  // A failed measurement has no waiting share to judge: its error is the news, not retried.
+  auto kept = least_disturbed<MeasureResult>(
+      [&] {
+        MeasureResult result = measurer.measure(workload, config, settings);
+        const std::optional<double> share = result.ok() ? result.waiting_share : std::nullopt;
+        return std::pair{std::move(result), share};
+      },
+      policy.max_waiting_share, policy.retries, [&] { return stop && stop(); });
+  return {std::move(kept.kept), kept.retries, kept.disturbed};
 }
 
 void record_disturbance(records::MeasurementRecord& record, const UndisturbedMeasurement& measured) {

@@ -1,4 +1,4 @@
-// qtune run's timing at several placements in memory (tools/placement_timing.h): how placements are
+// qtune run's timing at several placements in memory (qtune/evaluation/placement_timing.h): how placements are
 // made, held and pooled, and how a placement's buffers are offset. Nothing here depends on how fast
 // anything runs: the cases are empty and only the samples' count and the buffers are checked.
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "tools/placement_timing.h"
+#include "qtune/evaluation/placement_timing.h"
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 namespace {
 
 TEST(PlacementTiming, OnePlacementPerRepetitionUpToTheLimitThenShared) {
@@ -93,4 +93,4 @@ TEST(PlacementTiming, PlacedBytesKeepTheirValuesAtVaryingCacheLineOffsets) {
 }
 
 }  // namespace
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

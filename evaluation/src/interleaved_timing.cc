@@ -1,11 +1,11 @@
-#include "interleaved_timing.h"
+#include "qtune/evaluation/interleaved_timing.h"
 
 #include <algorithm>
 #include <chrono>
 #include <random>
 #include <thread>
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -83,4 +83,4 @@ std::vector<std::vector<double>> time_interleaved_samples(const std::vector<Time
   return per_call;
 }
 
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

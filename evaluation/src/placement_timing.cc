@@ -1,11 +1,11 @@
-#include "placement_timing.h"
+#include "qtune/evaluation/placement_timing.h"
 
 #include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <stdexcept>
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 
 PlacementShare share_among_placements(int repetitions, int max_placements) {
   const int placements = std::clamp(repetitions, 1, std::max(1, max_placements));
@@ -37,4 +37,4 @@ std::vector<CaseTiming> time_at_placements(const std::function<std::vector<Timed
   return out;
 }
 
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

@@ -1,4 +1,4 @@
-#include "onnxruntime_peer.h"
+#include "qtune/evaluation/onnxruntime_peer.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 namespace {
 
 // onnxruntime names a node it rewrote "<name>_token_<n>": the name it had in the model.
@@ -186,4 +186,4 @@ std::vector<double> node_round_means(const OnnxRuntimeSamples& samples, const st
 
 std::vector<int> onnxruntime_thread_counts(int budget) { return {1, budget == 1 ? 2 : budget}; }
 
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

@@ -10,7 +10,7 @@
 #include "qtune/measure/cache_state.h"
 #include "qtune/measure/timing_verdict.h"
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 
 struct TimedCase {
   std::function<void()> run;  // one call of the implementation
@@ -23,12 +23,11 @@ struct TimedCase {
 };
 
 // With several runtimes, each times its cases in this many turns, alternating with the others'.
-// This machine's second core is at times slow for a while (a shared host; the process's run-queue
-// wait does not show it), and that slowed whichever runtime had its one turn then: `qtune run
-// --threads 2` put one of ResNet-50's layers at 508 us against oneDNN's 272 in one run and at 289
-// against 256 in the next. Over alternating turns a slow spell reaches both runtimes alike, or a
-// minority of one's repetitions, which the median ignores. (With three turns a layer still
-// measured 348 against 236 where two of its turns had been slow.)
+// On a shared host one core is at times slow for a while (the process's run-queue wait does not
+// show it), and with a single turn per runtime that slowed whichever runtime had its turn then.
+// Over alternating turns a slow spell reaches both runtimes alike, or a minority of one's
+// repetitions, which the median ignores; three turns were still too few (docs/measurements.md,
+// "Turns per thread runtime").
 inline constexpr int kTurnsPerRuntime = 5;
 
 // Timings and their verdicts (faster / same / slower): qtune/measure/timing_verdict.h.
@@ -47,4 +46,4 @@ using qtune::verdict;
 std::vector<std::vector<double>> time_interleaved_samples(const std::vector<TimedCase>& cases, int repetitions,
                                                           unsigned seed, int threads, CacheState cache);
 
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

@@ -1,5 +1,5 @@
 // onnxruntime as a timing peer of `qtune run --model` and `qtune bench`: the model runs in
-// onnxruntime (Node.js and onnxruntime-node, as tools/onnxruntime_timing.js drives it), whole and
+// onnxruntime (Node.js and onnxruntime-node, as evaluation/onnxruntime_timing.js drives it), whole and
 // per node (its profiler's kernel times), at several thread counts, in rounds that the caller
 // alternates with its own timings (qtune, onnxruntime, qtune, onnxruntime, ...), so that a slow
 // phase of a shared machine hits both sides.
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "interleaved_timing.h"
+#include "qtune/evaluation/interleaved_timing.h"
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 
 // Every timed run of one session (one thread count).
 struct OnnxRuntimeSamples {
@@ -75,4 +75,4 @@ std::vector<double> node_round_means(const OnnxRuntimeSamples& samples, const st
 // and 2 for a budget of 1.
 std::vector<int> onnxruntime_thread_counts(int budget);
 
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

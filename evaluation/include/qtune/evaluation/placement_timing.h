@@ -14,10 +14,10 @@
 #include <random>
 #include <vector>
 
-#include "interleaved_timing.h"
+#include "qtune/evaluation/interleaved_timing.h"
 #include "qtune/measure/placed_bytes.h"
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 
 // How many placements `qtune run` times each layer at, at most (docs/measurement-protocol.md
 // "Placements").
@@ -39,4 +39,4 @@ std::vector<CaseTiming> time_at_placements(const std::function<std::vector<Timed
                                            unsigned seed, int threads, CacheState cache,
                                            int max_placements = kPlacements);
 
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

@@ -1,13 +1,13 @@
-// The order in which qtune run times the cases of one layer (tools/interleaved_timing.h): with
+// The order in which qtune run times the cases of one layer (qtune/evaluation/interleaved_timing.h): with
 // several threads, runtime by runtime in alternating turns; on one thread, all cases interleaved.
 // Nothing here depends on how fast anything runs: only who ran when, and the samples' count.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "tools/interleaved_timing.h"
+#include "qtune/evaluation/interleaved_timing.h"
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 namespace {
 
 // The runtimes of the calls, in order, with repeated calls of one runtime counted once.
@@ -51,4 +51,4 @@ TEST(InterleavedTiming, OneThreadInterleavesEveryCaseWithoutTurns) {
 }
 
 }  // namespace
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

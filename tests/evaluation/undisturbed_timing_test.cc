@@ -1,13 +1,13 @@
-// qtune run's re-timing of a disturbed layer (tools/undisturbed_timing.h), driven through its seams:
+// qtune run's re-timing of a disturbed layer (qtune/evaluation/undisturbed_timing.h), driven through its seams:
 // the run-queue wait is scripted, so "disturbed" does not depend on the machine.
 #include <gtest/gtest.h>
 
 #include <deque>
 #include <optional>
 
-#include "tools/undisturbed_timing.h"
+#include "qtune/evaluation/undisturbed_timing.h"
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 namespace {
 
 // Each attempt returns one case timed at `median_ns` = its attempt number and takes 1 ms of the
@@ -79,4 +79,4 @@ TEST(UndisturbedTiming, WithoutSchedulerStatisticsNothingIsDisturbed) {
 }
 
 }  // namespace
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

@@ -1,8 +1,8 @@
-#include "other_kind_candidate.h"
+#include "qtune/evaluation/other_kind_candidate.h"
 
 #include "qtune/search_space/operator_spaces.h"
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 
 std::optional<OtherKindCandidate> other_kind_candidate(const Workload& workload, const std::string& tuned_kind,
                                                        const std::optional<reports::KindMargin>& won_by,
@@ -28,4 +28,4 @@ std::optional<OtherKindCandidate> other_kind_candidate(const Workload& workload,
   return OtherKindCandidate{reports::candidate_kind(library->key()), library->key(), "offered"};
 }
 
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

@@ -11,7 +11,7 @@
 #include "qtune/reports/candidate_kinds.h"
 #include "qtune/search_space/workload.h"
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 
 struct OtherKindCandidate {
   std::string kind;        // "qtune" or a library's name (reports::candidate_kind)
@@ -31,4 +31,4 @@ std::optional<OtherKindCandidate> other_kind_candidate(const Workload& workload,
                                                        const std::optional<reports::KindMargin>& won_by,
                                                        const CpuFeatures& cpu);
 
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation

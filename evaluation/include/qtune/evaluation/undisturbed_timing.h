@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
-#include "interleaved_timing.h"
+#include "qtune/evaluation/interleaved_timing.h"
 
-namespace qtune::cli {
+namespace qtune::evaluation {
 
 struct UndisturbedTiming {
   std::vector<CaseTiming> timings;     // of the kept attempt
@@ -31,4 +31,4 @@ DisturbanceClocks system_disturbance_clocks();
 UndisturbedTiming time_undisturbed(const std::function<std::vector<CaseTiming>()>& timed, double max_waiting_share,
                                    int retries, const DisturbanceClocks& clocks = system_disturbance_clocks());
 
-}  // namespace qtune::cli
+}  // namespace qtune::evaluation
