@@ -5,8 +5,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "cache_option.h"
 #include "cluster_option.h"
@@ -128,6 +132,14 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
       {"confirm", true, "N  after the search, measure each layer's N leading configurations and the default until each has 3 "
                         "measurements; the best is their median (default 3; 0 = off)"},
       {"no-transfer", false, "model strategy: do not start from similar shapes tuned before"},
+      {"model-warmup", true, "N  model strategy: random trials per layer before its cost model is trusted (default 8; "
+                             "0 with priors from similar shapes)"},
+      {"model-epsilon", true, "P  model strategy: share of each batch spent on random configurations (0 to 1, default 0.1)"},
+      {"model-starts", true, "BEST,RANDOM  model strategy: annealing chains from the best measured configurations and "
+                             "from random ones (default 4,8)"},
+      {"anneal-steps", true, "N  model strategy: moves per annealing chain (default 64)"},
+      {"anneal-temperature", true, "START,END  model strategy: annealing temperatures in log-ratio units, cooled "
+                                   "geometrically (default 0.3,0.005)"},
       qtune::cli::cache_option(),
       qtune::cli::cluster_option(),
       {"quiet", false, "print only the summary"},
@@ -139,6 +151,56 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
     return all;
   }();
   return options;
+}
+
+// "A,B" as two numbers; UsageError naming the option otherwise.
+std::pair<double, double> number_pair(const Args& args, const std::string& option) {
+  const std::string text = *args.value(option);
+  const auto comma = text.find(',');
+  const auto number = [&](const std::string& part) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || !std::isfinite(v))
+      throw UsageError("option --" + option + ": expected two numbers A,B, got '" + text + "'");
+    return v;
+  };
+  if (comma == std::string::npos) throw UsageError("option --" + option + ": expected two numbers A,B, got '" + text + "'");
+  return {number(text.substr(0, comma)), number(text.substr(comma + 1))};
+}
+
+// The model strategy's exploration and annealing (tuner/model_strategy.h), where the options give them.
+qtune::ModelStrategyOptions model_strategy_options(const Args& args) {
+  qtune::ModelStrategyOptions model;
+  model.warmup = static_cast<std::size_t>(args.int_or("model-warmup", static_cast<long long>(model.warmup), 0, 1'000'000));
+  model.epsilon = args.double_or("model-epsilon", model.epsilon, 0, 1);
+  if (args.value("model-starts")) {
+    const auto [best, random] = number_pair(args, "model-starts");
+    if (best < 0 || random < 0 || best != std::floor(best) || random != std::floor(random) || best + random < 1 ||
+        best > 1000 || random > 1000)
+      throw UsageError("option --model-starts: expected two whole numbers from 0 to 1000, not both 0, got '" +
+                       *args.value("model-starts") + "'");
+    model.best_starts = static_cast<std::size_t>(best);
+    model.random_starts = static_cast<std::size_t>(random);
+  }
+  model.annealing.steps = static_cast<int>(args.int_or("anneal-steps", model.annealing.steps, 1, 1'000'000));
+  if (args.value("anneal-temperature")) {
+    const auto [start, end] = number_pair(args, "anneal-temperature");
+    if (!(start > 0) || !(end > 0) || end > start)
+      throw UsageError("option --anneal-temperature: expected START,END with START >= END > 0, got '" +
+                       *args.value("anneal-temperature") + "'");
+    model.annealing.start_temperature = start;
+    model.annealing.end_temperature = end;
+  }
+  const bool model_options = args.value("model-warmup") || args.value("model-epsilon") || args.value("model-starts") ||
+                             args.value("anneal-steps") || args.value("anneal-temperature");
+  if (model_options && args.value_or("strategy", "model") != "model")
+    throw UsageError("the --model-* and --anneal-* options apply to --strategy model only");
+  return model;
 }
 
 int run_tune(const Args& args) {
@@ -162,6 +224,7 @@ int run_tune(const Args& args) {
   options.remeasure = args.flag("remeasure");
   options.confirm_top = static_cast<std::size_t>(args.int_or("confirm", 3, 0, 1000));
   options.transfer = !args.flag("no-transfer");
+  options.model = model_strategy_options(args);
   options.measure.cache = qtune::cli::cache_from_args(args);
   options.command_line = command_line(args, tune_options());
 

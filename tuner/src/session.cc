@@ -207,7 +207,7 @@ struct TuningSession::Run {
       }
       // Each layer's search gets its own stream, the same on every run and machine.
       const std::uint64_t seed = options.seed ^ key_hash(layer.workload.key());
-      task.strategy = make_strategy(options.strategy, task.space, layer.workload, similar, seed);
+      task.strategy = make_strategy(options.strategy, task.space, layer.workload, similar, seed, options.model);
 
       layer.trials = task.history.size();
       for (const auto& o : task.history.observations()) {

@@ -26,6 +26,7 @@
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/workload.h"
 #include "qtune/tuner/disturbance.h"
+#include "qtune/tuner/model_strategy.h"
 #include "qtune/tuner/strategy.h"
 
 namespace qtune {
@@ -41,6 +42,7 @@ struct SessionOptions {
   std::uint64_t seed = 1;
   bool remeasure = false;                   // ignore earlier measurements (they stay in the database)
   bool transfer = true;                     // model strategy: start from similar tuned shapes
+  ModelStrategyOptions model;               // model strategy: exploration and its annealing
   std::size_t similar_workloads = 4;        // how many similar shapes to transfer from
   std::size_t round_size = 8;               // trials per scheduler round
   // When the search ends, each layer's leading configurations (this many, and the default) are
