@@ -14,7 +14,7 @@
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
 #if defined(QTUNE_HAVE_ONEDNN)
-#include "peers/onednn_conv.h"
+#include "qtune/libraries/onednn_conv_peer.h"
 #endif
 
 namespace {
@@ -86,7 +86,7 @@ void run_variant(benchmark::State& state, Conv2dProblem p, Conv2dConfig config) 
 #if defined(QTUNE_HAVE_ONEDNN)
 void run_onednn(benchmark::State& state, Conv2dProblem p) {
   Operands o(p);
-  const peers::OnednnConv conv(p, o.weights.data(), o.bias.data(), 1);
+  const libraries::OnednnConv conv(p, o.weights.data(), o.bias.data(), 1);
   conv.run(o.input.data(), o.output.data());  // JIT warm-up, untimed
   state.SetLabel(conv.implementation());
   for (auto _ : state) {

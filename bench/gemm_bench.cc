@@ -16,7 +16,7 @@
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/kernels/gemm.h"
 #if defined(QTUNE_HAVE_ONEDNN)
-#include "peers/onednn_matmul.h"
+#include "qtune/libraries/onednn_matmul_peer.h"
 #endif
 #if defined(QTUNE_HAVE_XNNPACK)
 #include "peers/xnnpack_fully_connected.h"
@@ -108,7 +108,7 @@ void register_all() {
 #if defined(QTUNE_HAVE_ONEDNN)
       benchmark::RegisterBenchmark(("onednn/" + shape_name(s) + "/threads=" + std::to_string(threads)).c_str(),
                                    [s, threads](benchmark::State& state) {
-                                     qtune::peers::OnednnMatmul peer(s.m, s.n, s.k, qtune::DType::s8, threads);
+                                     qtune::libraries::OnednnMatmul peer(s.m, s.n, s.k, qtune::DType::s8, threads);
                                      state.SetLabel(peer.implementation());
                                      for (auto _ : state) peer.run();
                                      set_gops(state, s);

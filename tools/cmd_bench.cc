@@ -1,77 +1,36 @@
 // `qtune bench`: every usable variant of one operator and the peer libraries, timed in the same
-// process run on Google Benchmark's engine. The operator families live in bench_<op>.cc; this file
-// holds the command and the timing/reporting they share (bench_common.h).
-#include <benchmark/benchmark.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <iomanip>
+// process run. The cases and their timing are the bench library's (qtune/bench/); this file parses
+// the options into a request, calls it and prints.
 #include <iostream>
-#include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
-#include "bench_common.h"
 #include "cache_option.h"
-#include "bench_ops.h"
+#include "cli.h"
 #include "operator_options.h"
+#include "qtune/bench/bench_cases.h"
+#include "qtune/bench/conv2d_cases.h"
+#include "qtune/bench/gemm_cases.h"
 #include "qtune/kernels/cpu_features.h"
-#include "qtune/kernels/gemm.h"
 #include "qtune/kernels/limits.h"
-#include "qtune/measure/number_text.h"
-#include "qtune/measure/timing_verdict.h"
+#include "qtune/search_space/knob_space.h"
+#include "qtune/search_space/operator_spaces.h"
+#include "qtune/search_space/workload.h"
+#if defined(QTUNE_HAVE_ONNX)
+#include "qtune/bench/onnxruntime_cases.h"
+#endif
 
 namespace qtune::cli {
 namespace {
 
-// Collects the time of every repetition (one run of the timed loop each) per benchmark name.
-class CollectingReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration) continue;
-      Entry& e = entries_[run.run_name.function_name];
-      if (run.error_occurred) {
-        e.error = run.error_message;
-      } else {
-        e.ns.push_back(run.GetAdjustedRealTime() * to_ns(run.time_unit));
-      }
-    }
-  }
-  struct Entry {
-    std::vector<double> ns;
-    std::string error;
-  };
-  const std::map<std::string, Entry>& entries() const { return entries_; }
+using bench::BenchCase;
+using bench::BenchOptions;
+using bench::BenchResult;
+using bench::GemmShape;
 
- private:
-  static double to_ns(benchmark::TimeUnit unit) {
-    switch (unit) {
-      case benchmark::kNanosecond: return 1;
-      case benchmark::kMicrosecond: return 1e3;
-      case benchmark::kMillisecond: return 1e6;
-      case benchmark::kSecond: return 1e9;
-    }
-    return 1;
-  }
-  std::map<std::string, Entry> entries_;
-};
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-std::string shape_label(const BenchCase& c) {
-  std::string s;
-  for (const auto& [key, value] : c.shape) s += (s.empty() ? "" : " ") + key + "=" + std::to_string(value);
-  return s;
-}
-
-}  // namespace
-
+// --isa LIST (each usable here), else every usable vector instruction set (scalar if none).
 std::vector<Isa> bench_isas(const Args& args) {
   const CpuFeatures& cpu = cpu_features();
   std::vector<Isa> out;
@@ -93,190 +52,68 @@ std::vector<Isa> bench_isas(const Args& args) {
   return out;
 }
 
-std::vector<BenchCase> peak_cases(const std::vector<Isa>& isas) {
-  std::vector<BenchCase> out;
-  for (const GemmPeakLoop& peak : gemm_peak_loops()) {
-    if (std::find(isas.begin(), isas.end(), peak.isa) == isas.end()) continue;
-    constexpr std::size_t kIterations = 1 << 14;
-    BenchCase bc;
-    bc.op = "peak";
-    bc.impl = "peak";
-    bc.isa = std::string(to_string(peak.isa));
-    bc.variant = bc.isa + " (" + peak.instruction + ", registers only)";
-    bc.threads = 1;
-    bc.ops = static_cast<double>(run_gemm_peak_loop(peak.isa, 1) * kIterations);
-    const Isa isa = peak.isa;
-    bc.prepare = [isa]() -> std::function<void()> {
-      return [isa] { benchmark::DoNotOptimize(run_gemm_peak_loop(isa, kIterations)); };
-    };
-    out.push_back(std::move(bc));
+std::vector<GemmShape> shapes_from(const Args& args) {
+  if (auto set = args.value("shapes")) {
+    if (*set != "default") throw UsageError("--shapes must be 'default', got '" + *set + "'");
+    if (operator_shape_given(args) || args.value("workload")) throw UsageError("--shapes and --m/--n/--k are exclusive");
+    return bench::default_gemm_shapes();
   }
+  if (!operator_shape_given(args) && !args.value("workload")) throw UsageError("give --m M --n N --k K, or --shapes default");
+  const Workload w = workload_from_options(args, "gemm");
+  return {{w.m, w.n, w.k}};
+}
+
+// --config KEY[,KEY...]: exactly these configurations (e.g. a tuned best against oneDNN) instead
+// of every tile at the default blocking. Their threads knob is replaced by --threads.
+std::vector<GemmConfig> configs_from(const Args& args) {
+  std::vector<GemmConfig> out;
+  const auto list = args.value("config");
+  if (!list) return out;
+  if (args.value("isa")) throw UsageError("--config and --isa are exclusive");
+  const KnobSpace space = full_space(OpKind::gemm);
+  std::stringstream in(*list);
+  std::string key;
+  while (std::getline(in, key, ',')) {
+    try {
+      out.push_back(to_gemm_config(space.parse(key)));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--config '" + key + "': " + e.what());
+    }
+    if (!cpu_features().usable(out.back().isa))
+      throw UsageError("--config '" + key + "': isa " + std::string(to_string(out.back().isa)) + " is not usable on this CPU");
+  }
+  if (out.empty()) throw UsageError("--config is empty");
   return out;
 }
 
-std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const BenchOptions& options) {
-  static const bool initialized = [] {
-    // Repetitions of all cases run in a random interleaved order: on a shared machine a slow
-    // phase (another tenant, a frequency drop) then hits every case alike instead of whichever
-    // case happened to run during it, so ratios measured in one run stay meaningful.
-    int argc = 2;
-    char name[] = "qtune";
-    char interleave[] = "--benchmark_enable_random_interleaving=true";
-    char* argv[] = {name, interleave, nullptr};
-    benchmark::Initialize(&argc, argv);
-    return true;
-  }();
-  (void)initialized;
-  benchmark::ClearRegisteredBenchmarks();
-  const CacheState cache = options.cache;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    BenchCase* c = &cases[i];
-    auto* bench = benchmark::RegisterBenchmark(("case" + std::to_string(i)).c_str(),
-                                               [c, cache](benchmark::State& state) {
-                                                 std::function<void()> run;
-                                                 try {
-                                                   run = c->prepare();
-                                                   run();  // warm-up outside the timed loop
-                                                 } catch (const std::exception& e) {
-                                                   state.SkipWithError(e.what());
-                                                   return;
-                                                 }
-                                                 if (cache == CacheState::cold) {
-                                                   for (auto _ : state) state.SetIterationTime(time_one_call(run, cache));
-                                                 } else {
-                                                   for (auto _ : state) run();
-                                                 }
-                                               });
-    bench->Unit(benchmark::kNanosecond)->Repetitions(options.repetitions)->ReportAggregatesOnly(false);
-    if (cache == CacheState::cold) {
-      // As the tuner's measurement (measure/src/benchmark_timing.cc): a bounded number of calls,
-      // each timed after its eviction, from the fastest of three.
-      int calls = 1;
-      try {
-        const std::function<void()> run = c->prepare();
-        double fastest = time_one_call(run, cache);
-        for (int k = 0; k < 2; ++k) fastest = std::min(fastest, time_one_call(run, cache));
-        calls = calls_per_repetition(fastest, options.min_time, cache);
-      } catch (const std::exception&) {
-        // The timed run reports the error.
-      }
-      bench->UseManualTime()->Iterations(calls);
-    } else {
-      bench->UseRealTime()->MinTime(options.min_time);
+// The layer's shape and name: a layer of a network table (--layer FILE:NAME), else the operator
+// options every command shares (operator_options.h).
+Workload workload_from(const Args& args, std::string& label) {
+  if (auto layer = args.value("layer")) {
+    if (args.value("workload") || operator_shape_given(args))
+      throw UsageError("give exactly one of --layer FILE:NAME, --workload KEY or the shape (--input/--out-c/...)");
+    const auto colon = layer->rfind(':');
+    if (colon == std::string::npos) throw UsageError("--layer expects FILE:NAME, got '" + *layer + "'");
+    const std::string file = layer->substr(0, colon), name = layer->substr(colon + 1);
+    WorkloadFile table;
+    try {
+      table = load_workload_file(file);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--layer: ") + e.what());
     }
-  }
-  CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::ClearRegisteredBenchmarks();
-
-  std::vector<BenchResult> results;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    BenchResult r;
-    r.bench = cases[i];
-    r.bench.prepare = nullptr;
-    auto it = reporter.entries().find("case" + std::to_string(i));
-    if (it == reporter.entries().end()) {
-      r.error = "not run";
-    } else if (!it->second.error.empty() || it->second.ns.empty()) {
-      r.error = it->second.error.empty() ? "no timing" : it->second.error;
-    } else {
-      r.samples_ns = it->second.ns;
-      r.median_ns = median(it->second.ns);
-      r.gops = r.bench.ops / r.median_ns;
+    for (const Layer& l : table.layers) {
+      if (l.name != name) continue;
+      if (l.workload.op != OpKind::conv2d) throw UsageError("--layer: '" + name + "' is a gemm layer; use --op gemm");
+      label = table.network + "/" + name;
+      return l.workload;
     }
-    results.push_back(std::move(r));
+    throw UsageError("--layer: no layer named '" + name + "' in " + file);
   }
-  return results;
+  const Workload w = workload_from_options(args, "conv2d");
+  label = w.describe();
+  return w;
 }
 
-void print_bench_results(const std::vector<BenchResult>& results, bool json, std::ostream& out) {
-  // Each peer library's result per (shape, threads), and the peak of each isa.
-  std::vector<std::string> peers;  // in order of appearance: one "vs <peer>" column each
-  std::map<std::string, const BenchResult*> peer_results;
-  std::map<std::string, double> peak_gops;
-  auto group_of = [](const BenchResult& r) { return shape_label(r.bench) + "|" + std::to_string(r.bench.threads); };
-  for (const BenchResult& r : results) {
-    if (r.bench.impl == "qtune" || r.bench.impl == "peak") continue;
-    if (std::find(peers.begin(), peers.end(), r.bench.impl) == peers.end()) peers.push_back(r.bench.impl);
-  }
-  for (const BenchResult& r : results) {
-    if (!r.error.empty()) continue;
-    if (r.bench.impl == "peak") {
-      peak_gops[r.bench.isa] = r.gops;
-    } else if (r.bench.impl != "qtune") {
-      peer_results.emplace(r.bench.impl + "|" + group_of(r), &r);
-    }
-  }
-  // The case's result against `peer`'s of the same shape and threads: nullptr when there is none.
-  const auto peer_of = [&](const BenchResult& r, const std::string& peer) -> const BenchResult* {
-    if (r.bench.impl == "peak" || !r.error.empty()) return nullptr;
-    const auto it = peer_results.find(peer + "|" + group_of(r));
-    return it == peer_results.end() ? nullptr : it->second;
-  };
-  // Faster / same / slower than the peer by the rule of every verdict (timing_verdict.h), on the
-  // repetitions' times.
-  const auto verdict_against = [](const BenchResult& r, const BenchResult& peer) {
-    return verdict(case_timing(r.samples_ns), case_timing(peer.samples_ns));
-  };
-  if (json) {
-    for (const BenchResult& r : results) {
-      nlohmann::ordered_json j;
-      j["op"] = r.bench.op;
-      for (const auto& [key, value] : r.bench.shape) j[key] = value;
-      j["impl"] = r.bench.impl;
-      j["variant"] = r.bench.variant;
-      if (!r.bench.isa.empty()) j["isa"] = r.bench.isa;
-      j["threads"] = r.bench.threads;
-      if (r.error.empty()) {
-        j["gops"] = r.gops;
-        j["median_ns"] = r.median_ns;
-        const CaseTiming timing = case_timing(r.samples_ns);
-        j["quartiles_ns"] = {timing.low_ns, timing.high_ns};
-        for (const std::string& peer : peers) {
-          if (const BenchResult* p = peer_of(r, peer); p && p != &r) j["verdict_vs_" + peer] = verdict_against(r, *p);
-        }
-      } else {
-        j["error"] = r.error;
-      }
-      out << j.dump() << "\n";
-    }
-    return;
-  }
-  const auto name_of = [](const BenchResult& r) {
-    return r.bench.impl == "qtune" || r.bench.impl == "peak" ? r.bench.variant
-                                                             : r.bench.impl + " (" + r.bench.variant + ")";
-  };
-  // The variant column fits the longest name (a peer's note on what it leaves out can be long).
-  int name_width = 72;
-  for (const BenchResult& r : results) name_width = std::max(name_width, static_cast<int>(name_of(r).size()) + 1);
-  std::string last_shape;
-  for (const BenchResult& r : results) {
-    const std::string shape = r.bench.impl == "peak" ? "instruction peak, one core" : r.bench.op + " " + shape_label(r.bench);
-    if (shape != last_shape) {
-      out << "\n" << shape << "\n";
-      out << "  " << std::left << std::setw(name_width) << "variant" << std::right << std::setw(8) << "threads" << std::setw(10)
-          << "GOP/s" << std::setw(14) << "median us";
-      for (const std::string& peer : peers) out << std::setw(16) << "vs " + peer;
-      out << std::setw(10) << "of peak" << "\n";
-      last_shape = shape;
-    }
-    out << "  " << std::left << std::setw(name_width) << name_of(r) << std::right << std::setw(8) << r.bench.threads;
-    if (!r.error.empty()) {
-      out << "  error: " << r.error << "\n";
-      continue;
-    }
-    out << std::setw(10) << fixed(r.gops, 1) << std::setw(14) << fixed(r.median_ns / 1e3, 1);
-    for (const std::string& peer : peers) {
-      const BenchResult* p = peer_of(r, peer);
-      out << std::setw(16)
-          << (p ? fixed(r.gops / p->gops, 2) + (p == &r ? "" : " " + verdict_against(r, *p)) : std::string("-"));
-    }
-    const auto peak = peak_gops.find(r.bench.isa);
-    const bool has_peak = r.bench.impl == "qtune" && peak != peak_gops.end();
-    out << std::setw(10) << (has_peak ? fixed(100 * r.gops / (peak->second * r.bench.threads), 0) + "%" : std::string("-"))
-        << "\n";
-  }
-}
 
 BenchOptions bench_options_from(const Args& args) {
   BenchOptions o;
@@ -286,6 +123,7 @@ BenchOptions bench_options_from(const Args& args) {
   return o;
 }
 
+// --threads LIST: the thread counts to time, e.g. "1,2" (default 1).
 std::vector<int> bench_thread_counts(const Args& args) {
   std::vector<int> counts;
   for (std::int64_t t : parse_int_list("threads", args.value_or("threads", "1"), ',', 1, kMaxKernelThreads))
@@ -293,7 +131,57 @@ std::vector<int> bench_thread_counts(const Args& args) {
   return counts;
 }
 
-namespace {
+// --out s8|s32.
+DType bench_out_type(const Args& args) {
+  const std::string out_name = args.value_or("out", "s8");
+  if (out_name != "s8" && out_name != "s32") throw UsageError("--out must be s8 or s32, got '" + out_name + "'");
+  return out_name == "s8" ? DType::s8 : DType::s32;
+}
+
+// Times the cases, with onnxruntime's rounds between their repetitions where this qtune reads
+// models, and prints them.
+template <class Request>
+int time_and_print(std::vector<BenchCase> cases, const Request& request, const Args& args, const std::string& label) {
+  if (!args.flag("json")) {
+    std::cerr << "qtune bench: " << label << cases.size() << " cases, " << args.value_or("repetitions", "5")
+              << " repetitions each" << (cases.size() > 40 ? " (this takes a while)" : "") << "\n";
+  }
+#if defined(QTUNE_HAVE_ONNX)
+  const std::vector<BenchResult> results = bench::run_bench_cases_with_onnxruntime(
+      std::move(cases), bench_options_from(args), bench::onnxruntime_layers(request), request.threads);
+#else
+  (void)request;
+  const std::vector<BenchResult> results = bench::run_bench_cases(std::move(cases), bench_options_from(args));
+#endif
+  bench::print_bench_results(results, args.flag("json"), std::cout);
+  return 0;
+}
+
+int bench_gemm(const Args& args) {
+  bench::GemmBenchRequest request;
+  request.shapes = shapes_from(args);
+  request.threads = bench_thread_counts(args);
+  request.isas = bench_isas(args);
+  request.out_type = bench_out_type(args);
+  request.configs = configs_from(args);
+  std::vector<BenchCase> cases;
+  try {
+    cases = bench::gemm_bench_cases(request);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--config: ") + e.what());
+  }
+  return time_and_print(std::move(cases), request, args, "");
+}
+
+int bench_conv2d(const Args& args) {
+  bench::Conv2dBenchRequest request;
+  std::string label;
+  request.workload = workload_from(args, label);
+  request.threads = bench_thread_counts(args);
+  request.isas = bench_isas(args);
+  request.out_type = bench_out_type(args);
+  return time_and_print(bench::conv2d_bench_cases(request), request, args, label + ": ");
+}
 
 int run_bench(const Args& args) {
   // Without --op, a --workload key says which operator it is.

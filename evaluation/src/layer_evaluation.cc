@@ -13,8 +13,8 @@
 #include "qtune/search_space/target.h"
 
 #ifdef QTUNE_HAVE_ONEDNN
-#include "peers/onednn_conv.h"
-#include "peers/onednn_matmul.h"
+#include "qtune/libraries/onednn_conv_peer.h"
+#include "qtune/libraries/onednn_matmul_peer.h"
 #endif
 
 namespace qtune::evaluation {
@@ -34,8 +34,8 @@ std::size_t element_bytes(DType t) { return t == DType::s32 ? 4 : 1; }
 constexpr int kOpenMp = 1;  // oneDNN's thread runtime (TimedCase::runtime; qtune's pool is 0)
 
 #ifdef QTUNE_HAVE_ONEDNN
-using GemmPeer = peers::OnednnMatmul;
-using ConvPeer = peers::OnednnConv;
+using GemmPeer = libraries::OnednnMatmul;
+using ConvPeer = libraries::OnednnConv;
 #else
 struct NoPeer {};
 using GemmPeer = NoPeer;
@@ -231,8 +231,8 @@ LayerEvaluation evaluate_layer(const Runtime& rt, const Layer& layer, const Laye
   std::optional<Conv2dProblem> peer_problem;  // what oneDNN runs, where it can
 #ifdef QTUNE_HAVE_ONEDNN
   std::string dropped;
-  const Conv2dProblem runnable = peers::onednn_conv_runnable(p, dropped);
-  if (const std::string why = peers::onednn_conv_unsupported(runnable); !why.empty()) {
+  const Conv2dProblem runnable = libraries::onednn_conv_runnable(p, dropped);
+  if (const std::string why = libraries::onednn_conv_unsupported(runnable); !why.empty()) {
     r.onednn_note = "not run: " + why;
   } else {
     peer_problem = runnable;

@@ -12,6 +12,7 @@
 
 #include "accumulator_finish.h"
 #include "int32_sums.h"
+#include "onednn_conv_descriptors.h"
 #include "onednn_layers.h"
 #include "onednn_support.h"
 
@@ -19,7 +20,6 @@ namespace qtune::libraries::detail {
 namespace {
 
 using dnnl::memory;
-using tag = memory::format_tag;
 
 // For each output position along one axis, which kernel taps fall inside the input; the distinct
 // patterns are returned in `patterns` and the position's pattern index in the result.
@@ -161,33 +161,12 @@ struct WindowSums {
   bool one_pixel;         // each window is one input pixel (pixel_pass)
 };
 
-// The weight dimensions oneDNN expects: {OC, IC, KH, KW}, or {G, OC/G, IC/G, KH, KW} when grouped.
-memory::dims weight_dims(const Conv2dProblem& p) {
-  const memory::dim g = p.groups, icg = p.in_c / g, ocg = p.out_c / g;
-  if (g == 1) return {p.out_c, icg, p.kernel_h, p.kernel_w};
-  return {g, ocg, icg, p.kernel_h, p.kernel_w};
-}
-
-// The caller's HWIO weights [KH][KW][Cg][OC] described with explicit strides: oneDNN's reorder
-// reads them in place.
-memory::desc hwio_desc(const Conv2dProblem& p) {
-  const memory::dim oc = p.out_c, icg = p.in_c / p.groups, kw = p.kernel_w;
-  if (p.groups == 1) return memory::desc(weight_dims(p), memory::data_type::s8, memory::dims{1, oc, kw * icg * oc, icg * oc});
-  return memory::desc(weight_dims(p), memory::data_type::s8, memory::dims{oc / p.groups, 1, oc, kw * icg * oc, icg * oc});
-}
-
 // The convolution without zero points or bias, to s32, on its first exact implementation; throws
 // std::invalid_argument when oneDNN has none.
 dnnl::convolution_forward::primitive_desc exact_primitive_desc(const Conv2dProblem& p, const dnnl::engine& engine) {
-  const memory::desc src_md({p.batch, p.in_c, p.in_h, p.in_w}, onednn_type(p.a_type), tag::nhwc);
-  const memory::desc dst_md({p.batch, p.out_c, p.out_h(), p.out_w()}, memory::data_type::s32, tag::nhwc);
   try {
-    const dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
-        memory::desc(weight_dims(p), memory::data_type::s8, tag::any), memory::desc(), dst_md,
-        {p.stride_h, p.stride_w}, {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_top, p.pad_left},
-        {p.pad_bottom, p.pad_right});
-    dnnl::convolution_forward::primitive_desc pd(desc, engine);
+    dnnl::convolution_forward::primitive_desc pd(convolution_desc(p, nhwc_output_desc(p, DType::s32), memory::desc()),
+                                                 engine);
     select_exact_implementation(pd, p.a_type, p.kernel_h * p.kernel_w * (p.in_c / p.groups));
     return pd;
   } catch (const dnnl::error& e) {
@@ -204,7 +183,7 @@ class OnednnConv2d final : public LibraryConv2d {
         columns_(static_cast<std::size_t>(p.out_c)),
         finish_(make_finish(p, weights_hwio, bias)),
         // The thread count is set before the primitive is made: oneDNN fixes its parallelization then.
-        dot_products_((set_onednn_threads(threads), exact_primitive_desc(p, engine_)), engine_, hwio_desc(p),
+        dot_products_((set_onednn_threads(threads), exact_primitive_desc(p, engine_)), engine_, hwio_weights_desc(p),
                       weights_hwio) {}
 
   void run(const void* input, void* output) const override {

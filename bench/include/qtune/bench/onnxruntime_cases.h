@@ -9,15 +9,21 @@
 
 #include <vector>
 
-#include "bench_common.h"
+#include "qtune/bench/bench_cases.h"
+#include "qtune/bench/conv2d_cases.h"
+#include "qtune/bench/gemm_cases.h"
 #include "qtune/onnx_import/layer_model.h"
 
-namespace qtune::cli {
+namespace qtune::bench {
 
 struct OnnxRuntimeBenchLayer {
   onnx_import::LayerModel model;
   BenchCase shape;  // op, shape and ops of the layer (impl, variant and threads are set per result)
 };
+
+// The request's layers as one-node ONNX models, with the values and quantization qtune's cases use.
+std::vector<OnnxRuntimeBenchLayer> onnxruntime_layers(const GemmBenchRequest& request);
+std::vector<OnnxRuntimeBenchLayer> onnxruntime_layers(const Conv2dBenchRequest& request);
 
 // Runs `cases` as run_bench_cases() does, with onnxruntime timing `layers` at each of `threads`
 // between the repetitions; the onnxruntime results follow the cases'. Where onnxruntime cannot run
@@ -26,4 +32,4 @@ std::vector<BenchResult> run_bench_cases_with_onnxruntime(std::vector<BenchCase>
                                                           const std::vector<OnnxRuntimeBenchLayer>& layers,
                                                           const std::vector<int>& threads);
 
-}  // namespace qtune::cli
+}  // namespace qtune::bench

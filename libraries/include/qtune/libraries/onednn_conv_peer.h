@@ -1,7 +1,9 @@
-// oneDNN's int8 convolution as a peer for `qtune bench --op conv2d`: u8/s8 NHWC input with a zero
-// point, int8 weights, int32 bias, output u8/s8 with output scales (per tensor or per channel) and
-// a zero point, or s32. What oneDNN 2.6 cannot express (non-zero weight zero points, narrowed
-// clamp bounds, rounding other than fp32) is reported by onednn_conv_unsupported().
+// oneDNN's int8 convolution as a same-run peer (`qtune bench --op conv2d`, `qtune run`), requantizing
+// in oneDNN itself, as its users run it (the tuning candidate, which computes exactly, is
+// onednn_conv2d.cc): u8/s8 NHWC input with a zero point, int8 weights, int32 bias, output u8/s8
+// with output scales (per tensor or per channel) and a zero point, or s32. What oneDNN 2.6 cannot
+// express (non-zero weight zero points, narrowed clamp bounds, rounding other than fp32) is
+// reported by onednn_conv_unsupported(). Built only with oneDNN (QTUNE_HAVE_ONEDNN).
 #pragma once
 
 #include <memory>
@@ -9,7 +11,7 @@
 
 #include "qtune/kernels/conv2d.h"
 
-namespace qtune::peers {
+namespace qtune::libraries {
 
 // "" when OnednnConv can run `problem`, else why not.
 std::string onednn_conv_unsupported(const Conv2dProblem& problem);
@@ -43,4 +45,4 @@ class OnednnConv {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace qtune::peers
+}  // namespace qtune::libraries

@@ -1,68 +1,28 @@
-// `qtune bench --op conv2d`: every usable conv2d variant of one layer shape (each GEMM-based
+// The cases of `qtune bench --op conv2d`: every usable conv2d variant of one layer shape (each GEMM-based
 // algorithm x microkernel x fused/separate requantization, or for depthwise layers each direct
 // kernel tile x fused/separate), oneDNN's int8 convolution and onnxruntime's QLinearConv (the
-// layer as a one-node ONNX model, bench_onnxruntime.h), per thread count, in one run.
+// layer as a one-node ONNX model, onnxruntime_cases.h), per thread count, in one run.
 //
-// The shape comes from the operator options every command shares (--input N,H,W,C --out-c K
-// --kernel KHxKW [--stride S|SHxSW] [--pad P|T,B,L,R] [--dilation D|DHxDW] [--groups G], or
-// --workload KEY; operator_options.h) or from a network table (--layer
-// workloads/resnet50.json:layer2.0.conv2). Both sides compute u8 activations with a zero point x s8 weights with
+// Both sides compute u8 activations with a zero point x s8 weights with
 // per-channel fp32 output scales -> s8 (RoundingMode::fp32 is oneDNN's output-scale math), or s32.
 #include <algorithm>
 #include <iostream>
 #include <memory>
 #include <random>
-#include <sstream>
 
-#include "bench_common.h"
-#include "bench_ops.h"
-#include "operator_options.h"
+#include "qtune/bench/conv2d_cases.h"
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/search_space/conv2d_geometry.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/workload.h"
 #if defined(QTUNE_HAVE_ONEDNN)
-#include "peers/onednn_conv.h"
-#endif
-#if defined(QTUNE_HAVE_ONNX)
-#include "bench_onnxruntime.h"
+#include "qtune/libraries/onednn_conv_peer.h"
 #endif
 
-namespace qtune::cli {
-namespace {
+namespace qtune::bench {
 
-// The layer's shape and name: a layer of a network table (--layer FILE:NAME), else the operator
-// options every command shares (operator_options.h).
-Workload workload_from(const Args& args, std::string& label) {
-  if (auto layer = args.value("layer")) {
-    if (args.value("workload") || operator_shape_given(args))
-      throw UsageError("give exactly one of --layer FILE:NAME, --workload KEY or the shape (--input/--out-c/...)");
-    const auto colon = layer->rfind(':');
-    if (colon == std::string::npos) throw UsageError("--layer expects FILE:NAME, got '" + *layer + "'");
-    const std::string file = layer->substr(0, colon), name = layer->substr(colon + 1);
-    WorkloadFile table;
-    try {
-      table = load_workload_file(file);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--layer: ") + e.what());
-    }
-    for (const Layer& l : table.layers) {
-      if (l.name != name) continue;
-      if (l.workload.op != OpKind::conv2d) throw UsageError("--layer: '" + name + "' is a gemm layer; use --op gemm");
-      label = table.network + "/" + name;
-      return l.workload;
-    }
-    throw UsageError("--layer: no layer named '" + name + "' in " + file);
-  }
-  const Workload w = workload_from_options(args, "conv2d");
-  label = w.describe();
-  return w;
-}
-
-// The benchmark's quantization: u8 input with zero point 3, zero weight zero points, per-channel
-// fp32 scales to s8 with zero point -5 (what oneDNN computes), or s32.
-Conv2dProblem bench_problem(const Workload& w, DType out_type) {
+Conv2dProblem conv2d_bench_problem(const Workload& w, DType out_type) {
   Conv2dProblem p;
   copy_conv2d_geometry(w, p);
   p.a_type = DType::u8;
@@ -78,23 +38,18 @@ Conv2dProblem bench_problem(const Workload& w, DType out_type) {
   return p;
 }
 
-struct Operands {
-  std::vector<std::uint8_t> input, output;
-  std::vector<std::int8_t> weights;
-  std::vector<std::int32_t> bias;
-  explicit Operands(const Conv2dProblem& p) {
-    std::mt19937 rng(1);
-    input.resize(static_cast<std::size_t>(p.batch * p.in_h * p.in_w * p.in_c));
-    for (auto& v : input) v = static_cast<std::uint8_t>(rng());
-    weights.resize(static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c));
-    for (auto& v : weights) v = static_cast<std::int8_t>(rng() % 255 - 127);
-    bias.resize(static_cast<std::size_t>(p.out_c));
-    for (auto& v : bias) v = static_cast<std::int32_t>(rng() % 2001) - 1000;
-    output.resize(static_cast<std::size_t>(p.batch * p.out_h() * p.out_w() * p.out_c) * (p.out_type == DType::s32 ? 4 : 1));
-  }
-};
+ConvOperands::ConvOperands(const Conv2dProblem& p) {
+  std::mt19937 rng(1);
+  input.resize(static_cast<std::size_t>(p.batch * p.in_h * p.in_w * p.in_c));
+  for (auto& v : input) v = static_cast<std::uint8_t>(rng());
+  weights.resize(static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c));
+  for (auto& v : weights) v = static_cast<std::int8_t>(rng() % 255 - 127);
+  bias.resize(static_cast<std::size_t>(p.out_c));
+  for (auto& v : bias) v = static_cast<std::int32_t>(rng() % 2001) - 1000;
+  output.resize(static_cast<std::size_t>(p.batch * p.out_h() * p.out_w() * p.out_c) * (p.out_type == DType::s32 ? 4 : 1));
+}
 
-BenchCase base_case(const Conv2dProblem& p, const std::string& impl, int threads) {
+BenchCase conv2d_shape_case(const Conv2dProblem& p, const std::string& impl, int threads) {
   BenchCase bc;
   bc.op = "conv2d";
   bc.shape = {{"batch", p.batch},       {"h", p.in_h},           {"w", p.in_w},          {"c", p.in_c},
@@ -111,18 +66,20 @@ BenchCase base_case(const Conv2dProblem& p, const std::string& impl, int threads
   return bc;
 }
 
+namespace {
+
 BenchCase qtune_case(const Conv2dProblem& p, const Conv2dConfig& c) {
-  BenchCase bc = base_case(p, "qtune", c.gemm.threads);
+  BenchCase bc = conv2d_shape_case(p, "qtune", c.gemm.threads);
   bc.variant = from_conv2d_config(c).key();
   bc.isa = std::string(to_string(c.gemm.isa));
   // The knob space has no requantization knob for depthwise (its key omits it); the kernels do.
   if (c.algo == ConvAlgo::depthwise && p.out_type != DType::s32) bc.variant += c.gemm.fuse_requant ? ";fuse=1" : ";fuse=0";
   bc.prepare = [p, c]() -> std::function<void()> {
     struct State {
-      Operands operands;
+      ConvOperands operands;
       std::unique_ptr<Conv2dOp> op;
     };
-    auto st = std::make_shared<State>(State{Operands(p), nullptr});
+    auto st = std::make_shared<State>(State{ConvOperands(p), nullptr});
     st->op = std::make_unique<Conv2dOp>(Conv2dOp::prepare(p, c, st->operands.weights.data(), st->operands.bias.data()));
     return [st] { st->op->run(st->operands.input.data(), st->operands.output.data()); };
   };
@@ -131,19 +88,19 @@ BenchCase qtune_case(const Conv2dProblem& p, const Conv2dConfig& c) {
 
 #if defined(QTUNE_HAVE_ONEDNN)
 BenchCase onednn_case(const Conv2dProblem& p, int threads) {
-  BenchCase bc = base_case(p, "onednn", threads);
+  BenchCase bc = conv2d_shape_case(p, "onednn", threads);
   {
     // The implementation name is only known once the primitive exists.
-    const Operands o(p);
-    bc.variant = peers::OnednnConv(p, o.weights.data(), o.bias.data(), threads).implementation();
+    const ConvOperands o(p);
+    bc.variant = libraries::OnednnConv(p, o.weights.data(), o.bias.data(), threads).implementation();
   }
   bc.prepare = [p, threads]() -> std::function<void()> {
     struct State {
-      Operands operands;
-      std::unique_ptr<peers::OnednnConv> conv;
+      ConvOperands operands;
+      std::unique_ptr<libraries::OnednnConv> conv;
     };
-    auto st = std::make_shared<State>(State{Operands(p), nullptr});
-    st->conv = std::make_unique<peers::OnednnConv>(p, st->operands.weights.data(), st->operands.bias.data(), threads);
+    auto st = std::make_shared<State>(State{ConvOperands(p), nullptr});
+    st->conv = std::make_unique<libraries::OnednnConv>(p, st->operands.weights.data(), st->operands.bias.data(), threads);
     st->conv->run(st->operands.input.data(), st->operands.output.data());  // JIT warm-up
     return [st] { st->conv->run(st->operands.input.data(), st->operands.output.data()); };
   };
@@ -203,20 +160,13 @@ std::vector<Conv2dConfig> variants(const Workload& w, const Conv2dProblem& p, co
 
 }  // namespace
 
-int bench_conv2d(const Args& args) {
-  std::string label;
-  const Workload workload = workload_from(args, label);
-  const std::vector<int> threads = bench_thread_counts(args);
-  const std::string out_name = args.value_or("out", "s8");
-  if (out_name != "s8" && out_name != "s32") throw UsageError("--out must be s8 or s32, got '" + out_name + "'");
-  const Conv2dProblem problem = bench_problem(workload, out_name == "s8" ? DType::s8 : DType::s32);
-
-  const std::vector<Isa> isas = bench_isas(args);
-  std::vector<BenchCase> cases = peak_cases(isas);
-  for (int t : threads) {
-    for (const Conv2dConfig& c : variants(workload, problem, isas, t)) cases.push_back(qtune_case(problem, c));
+std::vector<BenchCase> conv2d_bench_cases(const Conv2dBenchRequest& request) {
+  const Conv2dProblem problem = conv2d_bench_problem(request.workload, request.out_type);
+  std::vector<BenchCase> cases = peak_cases(request.isas);
+  for (int t : request.threads) {
+    for (const Conv2dConfig& c : variants(request.workload, problem, request.isas, t)) cases.push_back(qtune_case(problem, c));
 #if defined(QTUNE_HAVE_ONEDNN)
-    if (const std::string why = peers::onednn_conv_unsupported(problem); why.empty()) {
+    if (const std::string why = libraries::onednn_conv_unsupported(problem); why.empty()) {
       try {
         cases.push_back(onednn_case(problem, t));
       } catch (const std::exception& e) {
@@ -225,22 +175,7 @@ int bench_conv2d(const Args& args) {
     }
 #endif
   }
-  if (!args.flag("json")) {
-    std::cerr << "qtune bench: " << label << ": " << cases.size() << " cases, " << args.value_or("repetitions", "5")
-              << " repetitions each\n";
-  }
-#if defined(QTUNE_HAVE_ONNX)
-  // The same layer, values and quantization as qtune's cases, as a one-node ONNX model.
-  const Operands operands(problem);
-  const std::vector<OnnxRuntimeBenchLayer> onnx_layers{
-      {onnx_import::conv2d_layer_model(problem, operands.weights, operands.bias), base_case(problem, "", 1)}};
-  const std::vector<BenchResult> results =
-      run_bench_cases_with_onnxruntime(std::move(cases), bench_options_from(args), onnx_layers, threads);
-#else
-  const std::vector<BenchResult> results = run_bench_cases(std::move(cases), bench_options_from(args));
-#endif
-  print_bench_results(results, args.flag("json"), std::cout);
-  return 0;
+  return cases;
 }
 
-}  // namespace qtune::cli
+}  // namespace qtune::bench

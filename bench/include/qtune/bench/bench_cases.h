@@ -1,7 +1,6 @@
-// Shared machinery of `qtune bench` (tools/cmd_bench.cc implements it; bench_gemm.cc and
-// bench_conv2d.cc use it): each operator family builds a list of cases (qtune variants and peers,
-// prepared lazily), run_bench_cases() times them all in the same process run on Google Benchmark's
-// engine (benchmark::RegisterBenchmark and a reporter that collects every repetition's time), and
+// The cases of `qtune bench` and how they are timed: each operator family builds a list of cases
+// (qtune variants and peers, prepared lazily: gemm_cases.h, conv2d_cases.h), run_bench_cases()
+// times them all in the same process run on Google Benchmark's engine (benchmark::RegisterBenchmark and a reporter that collects every repetition's time), and
 // print_bench_results() prints a table with the ratio to the peer and its verdict (faster / same /
 // slower, qtune/measure/timing_verdict.h), or one JSON object per line:
 //   {"op":"gemm","m":..,"n":..,"k":..,"impl":"qtune"|"onednn","variant":"<key>","threads":..,
@@ -15,11 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "cli.h"
 #include "qtune/kernels/isa.h"
 #include "qtune/measure/cache_state.h"
 
-namespace qtune::cli {
+namespace qtune::bench {
 
 struct BenchCase {
   std::string op;                                          // "gemm", "conv2d"
@@ -49,9 +47,6 @@ struct BenchResult {
   std::string error;     // non-empty if the case failed (prepare or run threw)
 };
 
-// --isa LIST (each usable here), else every usable vector instruction set (scalar if none).
-std::vector<Isa> bench_isas(const Args& args);
-
 // One case per instruction set in `isas` that has a peak loop (run_gemm_peak_loop): the ceiling
 // of its dot-product instruction on one core, measured in the same run as the kernels so that the
 // table can give each variant's share of it. op and impl are "peak".
@@ -65,9 +60,4 @@ std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const Ben
 // line.
 void print_bench_results(const std::vector<BenchResult>& results, bool json, std::ostream& out);
 
-// The options every `qtune bench --op ...` family shares.
-BenchOptions bench_options_from(const Args& args);
-// --threads LIST: the thread counts to time, e.g. "1,2" (default 1).
-std::vector<int> bench_thread_counts(const Args& args);
-
-}  // namespace qtune::cli
+}  // namespace qtune::bench

@@ -1,13 +1,13 @@
-#include "onednn_matmul.h"
-
-#include <omp.h>
+#include "qtune/libraries/onednn_matmul_peer.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
-namespace qtune::peers {
+#include "onednn_support.h"
+
+namespace qtune::libraries {
 
 struct OnednnMatmul::Impl {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
@@ -30,15 +30,12 @@ OnednnMatmul::OnednnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, DType
   if (a_type != DType::u8 && a_type != DType::s8) throw std::invalid_argument("oneDNN matmul peer: a_type must be u8 or s8");
   Impl& s = *impl_;
   s.threads = threads;
-  // oneDNN fixes a primitive's parallelization when it is created, from the OpenMP thread count in
-  // force then: set it first, or a primitive made after a 1-thread case runs on one thread.
-  omp_set_num_threads(threads);
-  const dnnl::memory::desc src_md({m, k}, a_type == DType::u8 ? dt::u8 : dt::s8, tag::ab);
+  detail::set_onednn_threads(threads);  // before the primitive is created: it fixes its parallelization
+  const dnnl::memory::desc src_md({m, k}, detail::onednn_type(a_type), tag::ab);
   // Weights in "any" layout: oneDNN reorders them once into its packed format, as qtune packs B
   // at prepare; the timed run() then reads the packed copy.
   const dnnl::memory::desc weights_any({k, n}, dt::s8, tag::any);
-  const dt dst_type = out_type == DType::s8 ? dt::s8 : out_type == DType::u8 ? dt::u8 : dt::s32;
-  const dnnl::memory::desc dst_md({m, n}, dst_type, tag::ab);
+  const dnnl::memory::desc dst_md({m, n}, detail::onednn_type(out_type), tag::ab);
   dnnl::primitive_attr attr;
   if (out_type != DType::s32) attr.set_output_scales(0, {0.0005f});
   const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, weights_any, dst_md), attr, s.engine);
@@ -62,11 +59,11 @@ OnednnMatmul::~OnednnMatmul() = default;
 
 void OnednnMatmul::run() {
   Impl& s = *impl_;
-  omp_set_num_threads(s.threads);
+  detail::set_onednn_threads(s.threads);
   s.primitive.execute(s.stream, {{DNNL_ARG_SRC, s.src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, s.dst}});
   s.stream.wait();
 }
 
 const std::string& OnednnMatmul::implementation() const { return impl_->implementation; }
 
-}  // namespace qtune::peers
+}  // namespace qtune::libraries

@@ -1,31 +1,19 @@
-#include "onednn_conv.h"
+#include "qtune/libraries/onednn_conv_peer.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
-#include <omp.h>
-
 #include <oneapi/dnnl/dnnl.hpp>
 
-namespace qtune::peers {
-namespace {
+#include "onednn_conv_descriptors.h"
+#include "onednn_support.h"
+
+namespace qtune::libraries {
 
 using dnnl::memory;
-using tag = memory::format_tag;
-using dt = memory::data_type;
-
-dt dnnl_type(DType t) {
-  switch (t) {
-    case DType::u8: return dt::u8;
-    case DType::s8: return dt::s8;
-    case DType::s32: return dt::s32;
-  }
-  return dt::undef;
-}
-
-}  // namespace
+using detail::onednn_type;
 
 std::string onednn_conv_unsupported(const Conv2dProblem& p) {
   for (std::int32_t zb : p.b_zero_points) {
@@ -72,28 +60,12 @@ OnednnConv::OnednnConv(const Conv2dProblem& p, const std::int8_t* weights_hwio, 
   p.validate();
   if (threads < 1) throw std::invalid_argument("oneDNN conv peer: threads must be >= 1");
   state_->threads = threads;
-  // oneDNN fixes a primitive's parallelization when it is created, from the OpenMP thread count in
-  // force then: set it first, or a primitive made after a 1-thread case runs on one thread.
-  omp_set_num_threads(threads);
+  detail::set_onednn_threads(threads);  // before the primitive is created: it fixes its parallelization
   if (const std::string why = onednn_conv_unsupported(p); !why.empty()) throw std::runtime_error(why);
   State& s = *state_;
-  const memory::dim n = p.batch, c = p.in_c, h = p.in_h, w = p.in_w, oc = p.out_c, oh = p.out_h(), ow = p.out_w();
-  const memory::dim g = p.groups, icg = c / g, ocg = oc / g, kh = p.kernel_h, kw = p.kernel_w;
-  const memory::desc src_md({n, c, h, w}, dnnl_type(p.a_type), tag::nhwc);
-  const memory::desc dst_md({n, oc, oh, ow}, dnnl_type(p.out_type), tag::nhwc);
-  const memory::desc bias_md = p.has_bias ? memory::desc({oc}, dt::s32, tag::x) : memory::desc();
-  // HWIO [KH][KW][Cg][OC] described with explicit strides: no copy before oneDNN's own reorder.
-  memory::desc user_weights_md;
-  memory::dims weight_dims;
-  if (g == 1) {
-    weight_dims = {oc, icg, kh, kw};
-    user_weights_md = memory::desc(weight_dims, dt::s8, memory::dims{1, oc, kw * icg * oc, icg * oc});
-  } else {
-    weight_dims = {g, ocg, icg, kh, kw};
-    user_weights_md = memory::desc(weight_dims, dt::s8, memory::dims{ocg, 1, oc, kw * icg * oc, icg * oc});
-  }
-  const memory::desc any_weights_md(weight_dims, dt::s8, tag::any);
-
+  const memory::desc dst_md = detail::nhwc_output_desc(p, p.out_type);
+  const memory::desc bias_md = p.has_bias ? memory::desc({p.out_c}, memory::data_type::s32, memory::format_tag::x)
+                                          : memory::desc();
   auto make_attr = [&](bool runtime_zero_points) {
     dnnl::primitive_attr attr;
     if (p.out_type != DType::s32) {
@@ -108,10 +80,7 @@ OnednnConv::OnednnConv(const Conv2dProblem& p, const std::int8_t* weights_hwio, 
     }
     return attr;
   };
-  const dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md, any_weights_md, bias_md, dst_md,
-      {p.stride_h, p.stride_w}, {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_top, p.pad_left},
-      {p.pad_bottom, p.pad_right});
+  const dnnl::convolution_forward::desc desc = detail::convolution_desc(p, dst_md, bias_md);
   // Zero points given at creation where the implementation accepts them, else at execution.
   bool runtime_zero_points = false;
   try {
@@ -125,17 +94,17 @@ OnednnConv::OnednnConv(const Conv2dProblem& p, const std::int8_t* weights_hwio, 
     }
   }
   s.primitive = dnnl::convolution_forward(s.pd);
-  s.src = memory(src_md, s.engine, nullptr);
+  s.src = memory(detail::nhwc_input_desc(p), s.engine, nullptr);
   s.dst = memory(dst_md, s.engine, nullptr);
   s.weights = memory(s.pd.weights_desc(), s.engine);
-  memory user_weights(user_weights_md, s.engine, const_cast<std::int8_t*>(weights_hwio));
+  memory user_weights(detail::hwio_weights_desc(p), s.engine, const_cast<std::int8_t*>(weights_hwio));
   dnnl::reorder(user_weights, s.weights).execute(s.stream, user_weights, s.weights);
   if (p.has_bias) {
     s.bias = memory(bias_md, s.engine);
-    std::copy(bias, bias + oc, static_cast<std::int32_t*>(s.bias.get_data_handle()));
+    std::copy(bias, bias + p.out_c, static_cast<std::int32_t*>(s.bias.get_data_handle()));
   }
   if (runtime_zero_points) {
-    const memory::desc zp_md({1}, dt::s32, tag::x);
+    const memory::desc zp_md({1}, memory::data_type::s32, memory::format_tag::x);
     if (p.a_zero_point != 0) {
       s.src_zero_point = memory(zp_md, s.engine);
       *static_cast<std::int32_t*>(s.src_zero_point.get_data_handle()) = p.a_zero_point;
@@ -152,7 +121,7 @@ OnednnConv::~OnednnConv() = default;
 
 void OnednnConv::run(const void* input, void* output) const {
   State& s = *state_;
-  omp_set_num_threads(s.threads);
+  detail::set_onednn_threads(s.threads);
   s.src.set_data_handle(const_cast<void*>(input));
   s.dst.set_data_handle(output);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, s.src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, s.dst}};
@@ -165,4 +134,4 @@ void OnednnConv::run(const void* input, void* output) const {
 
 std::string OnednnConv::implementation() const { return state_->pd.impl_info_str(); }
 
-}  // namespace qtune::peers
+}  // namespace qtune::libraries

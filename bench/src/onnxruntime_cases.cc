@@ -1,4 +1,4 @@
-#include "bench_onnxruntime.h"
+#include "qtune/bench/onnxruntime_cases.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,13 +7,14 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include <unistd.h>
 
 #include "qtune/evaluation/onnxruntime_peer.h"
 
-namespace qtune::cli {
+namespace qtune::bench {
 namespace {
 
 using evaluation::OnnxRuntimePeer;
@@ -62,6 +63,25 @@ BenchResult with_samples(BenchResult r, std::vector<double> samples) {
 }
 
 }  // namespace
+
+std::vector<OnnxRuntimeBenchLayer> onnxruntime_layers(const GemmBenchRequest& request) {
+  std::vector<OnnxRuntimeBenchLayer> layers;
+  for (const GemmShape& s : request.shapes) {
+    std::mt19937 rng(2);
+    std::vector<std::int8_t> b(static_cast<std::size_t>(s.k * s.n));
+    for (auto& v : b) v = static_cast<std::int8_t>(rng());
+    const std::vector<std::int32_t> bias(static_cast<std::size_t>(s.n), 100);
+    layers.push_back({onnx_import::gemm_layer_model(gemm_bench_problem(s, request.out_type), b, bias),
+                      gemm_shape_case(s, "", 1)});
+  }
+  return layers;
+}
+
+std::vector<OnnxRuntimeBenchLayer> onnxruntime_layers(const Conv2dBenchRequest& request) {
+  const Conv2dProblem problem = conv2d_bench_problem(request.workload, request.out_type);
+  const ConvOperands operands(problem);
+  return {{onnx_import::conv2d_layer_model(problem, operands.weights, operands.bias), conv2d_shape_case(problem, "", 1)}};
+}
 
 std::vector<BenchResult> run_bench_cases_with_onnxruntime(std::vector<BenchCase> cases, const BenchOptions& options,
                                                           const std::vector<OnnxRuntimeBenchLayer>& layers,
@@ -120,4 +140,4 @@ std::vector<BenchResult> run_bench_cases_with_onnxruntime(std::vector<BenchCase>
   return merged;
 }
 
-}  // namespace qtune::cli
+}  // namespace qtune::bench

@@ -1,6 +1,7 @@
-// oneDNN's int8 matmul as a same-run peer for `qtune bench` and bench/gemm_bench.cc:
-// u8 or s8 (M x K) x s8 (K x N) -> u8 or s8 with an output scale, or -> s32, on oneDNN's best CPU path
-// (DNNL_VERBOSE=1 prints which). Only built when oneDNN is installed (QTUNE_HAVE_ONEDNN).
+// oneDNN's int8 matmul as a same-run peer (`qtune bench`, `qtune run`, bench/gemm_bench.cc),
+// requantizing in oneDNN itself, as its users run it (the exact tuning candidate is onednn_gemm.cc):
+// u8 or s8 (M x K) x s8 (K x N) -> u8 or s8 with an output scale, or -> s32, on oneDNN's best CPU
+// path (DNNL_VERBOSE=1 prints which). Built only with oneDNN (QTUNE_HAVE_ONEDNN).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 #include "qtune/kernels/quant.h"
 
-namespace qtune::peers {
+namespace qtune::libraries {
 
 class OnednnMatmul {
  public:
@@ -31,4 +32,4 @@ class OnednnMatmul {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace qtune::peers
+}  // namespace qtune::libraries
