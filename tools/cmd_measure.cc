@@ -37,11 +37,13 @@ int run_measure(const Args& args) {
 
   if (config_key == "default") config_key = qtune::default_config(workload, qtune::cpu_features()).key();
   qtune::MeasureResult result;
+  // The configuration is the user's text: measured through the entry points for keys, which check
+  // and parse it as they do the worker's request.
   if (args.flag("in-process")) {
-    result = qtune::measure_in_process(workload_key, config_key, settings);
+    result = qtune::measure_keys_in_process(workload_key, config_key, settings);
   } else {
     qtune::IsolatedMeasurer measurer;
-    result = measurer.measure(workload_key, config_key, settings);
+    result = measurer.measure_keys(workload_key, config_key, settings);
   }
   if (args.flag("json")) {
     std::cout << qtune::to_json(result).dump(2) << "\n";

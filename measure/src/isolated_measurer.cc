@@ -72,8 +72,9 @@ int reap(pid_t pid, std::chrono::milliseconds grace) {
     MeasureResult result;
     try {
       const auto j = nlohmann::json::parse(request);
-      result = measure_in_process(j.at("workload").get<std::string>(), j.at("config").get<std::string>(),
-                                  settings_from_json(j.at("settings")));
+      // The process boundary: the keys are parsed back here, once.
+      result = measure_keys_in_process(j.at("workload").get<std::string>(), j.at("config").get<std::string>(),
+                                       settings_from_json(j.at("settings")));
     } catch (const std::exception& e) {
       result.error = ErrorKind::runtime_error;
       result.error_message = std::string("worker could not read the request: ") + e.what();
@@ -130,8 +131,13 @@ void IsolatedMeasurer::stop() {
   worker_.reset();
 }
 
-MeasureResult IsolatedMeasurer::measure(const std::string& workload_key, const std::string& config_key,
+MeasureResult IsolatedMeasurer::measure(const Workload& workload, const Config& config,
                                         const MeasureSettings& settings) {
+  return measure_keys(workload.key(), config.key(), settings);
+}
+
+MeasureResult IsolatedMeasurer::measure_keys(const std::string& workload_key, const std::string& config_key,
+                                             const MeasureSettings& settings) {
   const auto start_time = Clock::now();
   // Keys that are not ASCII text cannot travel in the JSON request (nor come back in the answer).
   const std::string workload_problem = key_text_problem("workload key", workload_key);

@@ -7,7 +7,6 @@
 #include <random>
 
 #include "operator_candidates.h"
-#include "qtune/kernels/cpu_features.h"
 #include "qtune/libraries/library_ops.h"
 #include "qtune/measure/placed_bytes.h"
 #include "qtune/search_space/operator_spaces.h"
@@ -61,14 +60,6 @@ std::mt19937_64 new_placement() {
   return std::mt19937_64(now ^ (made.fetch_add(1) * 0x9E3779B97F4A7C15ull));
 }
 
-Config parse_candidate_config(const Workload& workload, const std::string& config_key) {
-  try {
-    return space_for(workload, cpu_features()).parse(config_key);
-  } catch (const InvalidConfig& e) {
-    throw CandidateError(ErrorKind::invalid_config, e.what());
-  }
-}
-
 // prepare() of an operator throws std::invalid_argument for a configuration it cannot run.
 template <typename Prepare>
 auto prepare_or_invalid_config(const char* what, Prepare&& prepare) {
@@ -86,17 +77,13 @@ PreparedCandidate::RunInto gemm_run_into(std::shared_ptr<Op> op, const Reference
              const std::uint8_t* input, std::uint8_t* output) { op->run(input, k, output, n); };
 }
 
-}  // namespace
-
-std::unique_ptr<Candidate> make_gemm_candidate(const Workload& workload, const std::string& config_key,
-                                               std::uint64_t seed) {
-  const Config parsed = parse_candidate_config(workload, config_key);
+std::unique_ptr<Candidate> make_gemm_candidate(const Workload& workload, const Config& config, std::uint64_t seed) {
   auto data = reference_data(workload, seed);
   std::mt19937_64 placement = new_placement();
   std::vector<std::uint8_t> spacer = placement_spacer(placement);  // before the operator allocates
   const auto ldb = static_cast<std::size_t>(workload.n);
   PreparedCandidate::RunInto run_into;
-  if (const auto library = to_library_config(parsed)) {
+  if (const auto library = to_library_config(config)) {
     // The library's primitive is created here, once, as the runtime creates it per layer.
     std::shared_ptr<const libraries::LibraryGemm> op = prepare_or_invalid_config("the library layer", [&] {
       return libraries::prepare_library_gemm(library->library, data->gemm, data->weights.data(), ldb,
@@ -104,9 +91,9 @@ std::unique_ptr<Candidate> make_gemm_candidate(const Workload& workload, const s
     });
     run_into = gemm_run_into(op, *data);
   } else {
-    const GemmConfig config = to_gemm_config(parsed);
+    const GemmConfig kernel_config = to_gemm_config(config);
     auto op = std::make_shared<GemmOp>(prepare_or_invalid_config("GemmOp::prepare", [&] {
-      return GemmOp::prepare(data->gemm, config, data->weights.data(), ldb, data->bias.data());
+      return GemmOp::prepare(data->gemm, kernel_config, data->weights.data(), ldb, data->bias.data());
     }));
     run_into = gemm_run_into(op, *data);
   }
@@ -115,15 +102,13 @@ std::unique_ptr<Candidate> make_gemm_candidate(const Workload& workload, const s
                                              out_type, placement);
 }
 
-std::unique_ptr<Candidate> make_conv2d_candidate(const Workload& workload, const std::string& config_key,
-                                                 std::uint64_t seed) {
-  const Config parsed = parse_candidate_config(workload, config_key);
+std::unique_ptr<Candidate> make_conv2d_candidate(const Workload& workload, const Config& config, std::uint64_t seed) {
   auto data = reference_data(workload, seed);
   std::mt19937_64 placement = new_placement();
   std::vector<std::uint8_t> spacer = placement_spacer(placement);  // before the operator allocates
   const DType out_type = data->conv.out_type;
   PreparedCandidate::RunInto run_into;
-  if (const auto library = to_library_config(parsed)) {
+  if (const auto library = to_library_config(config)) {
     // The library's primitive is created here, once, as the runtime creates it per layer.
     std::shared_ptr<const libraries::LibraryConv2d> op = prepare_or_invalid_config("the library layer", [&] {
       return libraries::prepare_library_conv2d(library->library, data->conv, data->weights.data(),
@@ -131,14 +116,22 @@ std::unique_ptr<Candidate> make_conv2d_candidate(const Workload& workload, const
     });
     run_into = [op](const std::uint8_t* input, std::uint8_t* output) { op->run(input, output); };
   } else {
-    const Conv2dConfig config = to_conv2d_config(parsed);
+    const Conv2dConfig kernel_config = to_conv2d_config(config);
     auto op = std::make_shared<Conv2dOp>(prepare_or_invalid_config("Conv2dOp::prepare", [&] {
-      return Conv2dOp::prepare(data->conv, config, data->weights.data(), data->bias.data());
+      return Conv2dOp::prepare(data->conv, kernel_config, data->weights.data(), data->bias.data());
     }));
     run_into = [op](const std::uint8_t* input, std::uint8_t* output) { op->run(input, output); };
   }
   return std::make_unique<PreparedCandidate>(std::move(data), std::move(spacer), std::move(run_into), workload.gops(),
                                              out_type, placement);
+}
+
+}  // namespace
+
+std::unique_ptr<Candidate> make_operator_candidate(const Workload& workload, const Config& config,
+                                                   std::uint64_t seed) {
+  return workload.op == OpKind::gemm ? make_gemm_candidate(workload, config, seed)
+                                     : make_conv2d_candidate(workload, config, seed);
 }
 
 }  // namespace qtune::detail

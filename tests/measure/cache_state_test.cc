@@ -64,7 +64,7 @@ TEST_F(ColdMeasurement, EachRepetitionIsABoundedNumberOfCallsAndTheStateIsRecord
   s.min_repetition_seconds = 0.002;
   s.repetitions = 3;
   s.cache = CacheState::cold;
-  const MeasureResult r = measure_in_process("fault:n=256", "mode=ok", s);
+  const MeasureResult r = measure_keys_in_process("fault:n=256", "mode=ok", s);
   ASSERT_TRUE(r.ok()) << r.error_message;
   EXPECT_EQ(r.stats.repetitions, 3);
   EXPECT_GE(r.stats.iterations, 1);

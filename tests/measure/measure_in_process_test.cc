@@ -27,7 +27,7 @@ class InProcessTest : public ::testing::Test {
 };
 
 TEST_F(InProcessTest, ResultCarriesStatsKeysTargetAndTimestamp) {
-  const MeasureResult r = measure_in_process("fault:n=1024", "mode=ok", quick_in_process());
+  const MeasureResult r = measure_keys_in_process("fault:n=1024", "mode=ok", quick_in_process());
   ASSERT_TRUE(r.ok()) << r.error_message;
   EXPECT_EQ(r.workload_key, "fault:n=1024");
   EXPECT_EQ(r.config_key, "mode=ok");
@@ -57,7 +57,7 @@ TEST_F(InProcessTest, ResultCarriesStatsKeysTargetAndTimestamp) {
 }
 
 TEST_F(InProcessTest, WrongAnswerIsCaughtBeforeTiming) {
-  const MeasureResult r = measure_in_process("fault:n=64", "mode=wrong", quick_in_process());
+  const MeasureResult r = measure_keys_in_process("fault:n=64", "mode=wrong", quick_in_process());
   EXPECT_EQ(r.error, ErrorKind::wrong_answer);
   EXPECT_EQ(r.error_message,
             "first mismatch at index 32 (row 2, column 0): got " + std::to_string((32 * 7919 % 1000 - 500) * 3 + 2) +
@@ -67,19 +67,45 @@ TEST_F(InProcessTest, WrongAnswerIsCaughtBeforeTiming) {
 }
 
 TEST_F(InProcessTest, ExceptionsAndBadKeysBecomeErrorKinds) {
-  EXPECT_EQ(measure_in_process("fault:n=64", "mode=throw", quick_in_process()).error, ErrorKind::runtime_error);
-  EXPECT_EQ(measure_in_process("fault:n=64", "mode=?", quick_in_process()).error, ErrorKind::invalid_config);
-  EXPECT_EQ(measure_in_process("conv3d:x=1", "a=1", quick_in_process()).error, ErrorKind::invalid_workload);
-  const MeasureResult r = measure_in_process(
+  EXPECT_EQ(measure_keys_in_process("fault:n=64", "mode=throw", quick_in_process()).error, ErrorKind::runtime_error);
+  EXPECT_EQ(measure_keys_in_process("fault:n=64", "mode=?", quick_in_process()).error, ErrorKind::invalid_config);
+  EXPECT_EQ(measure_keys_in_process("conv3d:x=1", "a=1", quick_in_process()).error, ErrorKind::invalid_workload);
+  const MeasureResult r = measure_keys_in_process(
       "gemm:m=8;n=8;k=8;a=u8;out=s8;azp=1;bzp=0;q=channel;round=tflite;threads=1",
       "isa=scalar;tile=4x4;kc=512;mc=0;nc=0;pack_a=1;fuse=1;threads=1", quick_in_process());
   EXPECT_EQ(r.error, ErrorKind::invalid_config);
   EXPECT_NE(r.error_message.find("kc=512"), std::string::npos) << r.error_message;
   MeasureSettings bad = quick_in_process();
   bad.repetitions = 0;
-  const MeasureResult invalid = measure_in_process("fault:n=64", "mode=ok", bad);
+  const MeasureResult invalid = measure_keys_in_process("fault:n=64", "mode=ok", bad);
   EXPECT_EQ(invalid.error, ErrorKind::runtime_error);
   EXPECT_NE(invalid.error_message.find("'repetitions'"), std::string::npos);
+}
+
+TEST(InProcessTypedObjects, OutsideTheSpaceAreErrorKindsAndTheResultStaysJson) {
+  Workload gemm;
+  gemm.m = gemm.n = gemm.k = 8;
+  const Config outside({{"algo", "qtune"}, {"isa", "scalar"}, {"tile", "4x4"}, {"kc", "512"}, {"mc", "0"},
+                        {"nc", "0"}, {"pack_a", "1"}, {"fuse", "1"}, {"threads", "1"}});
+  const MeasureResult r = measure_in_process(gemm, outside, quick_in_process());
+  EXPECT_EQ(r.error, ErrorKind::invalid_config);
+  EXPECT_NE(r.error_message.find("kc=512"), std::string::npos) << r.error_message;
+  EXPECT_EQ(r.workload_key, gemm.key());
+  EXPECT_EQ(r.config_key, outside.key());
+  EXPECT_EQ(r.stats.repetitions, 0);
+
+  Workload empty = gemm;
+  empty.m = 0;
+  const MeasureResult no_workload = measure_in_process(empty, outside, quick_in_process());
+  EXPECT_EQ(no_workload.error, ErrorKind::invalid_workload);
+  EXPECT_NE(no_workload.error_message.find("'m'"), std::string::npos) << no_workload.error_message;
+
+  // A Config built in code is not text checked on arrival: what it holds is escaped instead.
+  const Config not_text_config({{"algo", "qtune"}, {"isa", "\xff"}});
+  const MeasureResult not_text = measure_in_process(gemm, not_text_config, quick_in_process());
+  EXPECT_EQ(not_text.error, ErrorKind::invalid_config);
+  EXPECT_EQ(not_text.config_key, "algo=qtune;isa=\\xff");
+  EXPECT_NO_THROW(to_json(not_text).dump());
 }
 
 TEST_F(InProcessTest, FlushAndPinningStillMeasure) {
@@ -87,11 +113,11 @@ TEST_F(InProcessTest, FlushAndPinningStillMeasure) {
   s.flush_cache = true;
   s.pin_cpu = 0;
   s.repetitions = 2;
-  const MeasureResult r = measure_in_process("fault:n=256", "mode=ok", s);
+  const MeasureResult r = measure_keys_in_process("fault:n=256", "mode=ok", s);
   ASSERT_TRUE(r.ok()) << r.error_message;
   EXPECT_EQ(r.stats.repetitions, 2);
   s.pin_cpu = 100000;
-  EXPECT_EQ(measure_in_process("fault:n=256", "mode=ok", s).error, ErrorKind::runtime_error);
+  EXPECT_EQ(measure_keys_in_process("fault:n=256", "mode=ok", s).error, ErrorKind::runtime_error);
 }
 
 TEST(MeasureResultJson, RoundTrips) {

@@ -42,7 +42,7 @@ TEST_P(RealGemm, MeasuresCorrectlyInProcessAndIsolated) {
   const KnobSpace space = space_for(w, cpu_features());
   const auto config = first_with_isa(space, isa);
   ASSERT_TRUE(config) << "no " << to_string(isa) << " GEMM configuration in the space";
-  const MeasureResult in_process = measure_in_process(w.key(), config->key(), quick_real_kernels());
+  const MeasureResult in_process = measure_in_process(w, *config, quick_real_kernels());
   ASSERT_TRUE(in_process.ok()) << to_string(in_process.error) << ": " << in_process.error_message;
   EXPECT_GT(in_process.gops, 0);
   IsolatedMeasurer measurer;
@@ -72,7 +72,7 @@ TEST(RealGemmSpace, EveryConfigOfASmallSpaceIsCorrect) {
     if (c.get("threads") != "1") continue;
     // Every library configuration the space offers (checked against the reference like the rest).
     if (!to_library_config(c) && c.get("kc") != "0" && c.get("kc") != "64") continue;
-    const MeasureResult r = measure_in_process(w.key(), c.key(), s);
+    const MeasureResult r = measure_in_process(w, c, s);
     ASSERT_TRUE(r.ok()) << c.key() << ": " << to_string(r.error) << " " << r.error_message;
     ++checked;
   }
@@ -91,7 +91,7 @@ TEST(RealConv2d, DefaultAndDepthwiseConfigsMeasure) {
   dw.out_c = dw.groups = 16;
   for (const Workload& w : {conv, dw}) {
     const Config c = default_config(w, cpu_features());
-    const MeasureResult r = measure_in_process(w.key(), c.key(), quick_real_kernels());
+    const MeasureResult r = measure_in_process(w, c, quick_real_kernels());
     ASSERT_TRUE(r.ok()) << w.key() << " " << c.key() << ": " << r.error_message;
     EXPECT_GT(r.gops, 0);
   }

@@ -23,7 +23,6 @@ namespace {
 // of its time.
 class WaitingMeasurer final : public Measurer {
  public:
-  using Measurer::measure;
   std::function<double(std::size_t call)> share;
   testing::FakeMeasurer inner;
   WaitingMeasurer() {
@@ -31,9 +30,8 @@ class WaitingMeasurer final : public Measurer {
       return 10.0 + static_cast<double>(Config({{"k", config_key}}).hash() % 1000) / 10.0;
     };
   }
-  MeasureResult measure(const std::string& workload_key, const std::string& config_key,
-                        const MeasureSettings& settings) override {
-    MeasureResult r = inner.measure(workload_key, config_key, settings);
+  MeasureResult measure(const Workload& workload, const Config& config, const MeasureSettings& settings) override {
+    MeasureResult r = inner.measure(workload, config, settings);
     r.waiting_share = share(inner.calls.size());
     return r;
   }

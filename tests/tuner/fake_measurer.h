@@ -15,7 +15,6 @@ namespace qtune::testing {
 
 class FakeMeasurer final : public Measurer {
  public:
-  using Measurer::measure;
   // GOP/s for a (workload, config); nullopt means the configuration gives a wrong answer.
   std::function<std::optional<double>(const std::string& workload_key, const std::string& config_key)> gops =
       [](const std::string&, const std::string& config_key) -> std::optional<double> {
@@ -26,16 +25,15 @@ class FakeMeasurer final : public Measurer {
   std::function<void(std::size_t calls)> after_call;
   std::vector<std::pair<std::string, std::string>> calls;  // (workload key, config key)
 
-  MeasureResult measure(const std::string& workload_key, const std::string& config_key,
-                        const MeasureSettings& settings) override {
-    calls.emplace_back(workload_key, config_key);
+  MeasureResult measure(const Workload& workload, const Config& config, const MeasureSettings& settings) override {
+    calls.emplace_back(workload.key(), config.key());
     MeasureResult r;
-    r.workload_key = workload_key;
-    r.config_key = config_key;
+    r.workload_key = workload.key();
+    r.config_key = config.key();
     r.settings = settings;
     r.timestamp = utc_timestamp();
-    if (auto g = gops(workload_key, config_key)) {
-      const double seconds = Workload::parse_key(workload_key).gops() / *g;
+    if (auto g = gops(r.workload_key, r.config_key)) {
+      const double seconds = workload.gops() / *g;
       r.stats = MeasureStats::from_samples({seconds, seconds, seconds}, 10);
       r.gops = *g;
     } else {

@@ -2,8 +2,10 @@
 // weights packed, output buffer allocated. The measurer checks it once against the reference
 // and then times run().
 //
-// Operators are found by the workload key's prefix ("gemm:", "conv2d:"). Tests register extra,
-// deliberately faulty operators with register_test_operator(); the product never does.
+// The product's operators (gemm, conv2d) are what a Workload describes. Tests register extra,
+// deliberately faulty operators with register_test_operator(); the product never does. A Workload
+// cannot describe those, so they exist only as keys ("fault:n=64"), found by the key's prefix
+// where keys arrive as text (measure_keys_in_process, the isolated worker).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +17,8 @@
 
 #include "qtune/kernels/quant.h"
 #include "qtune/measure/result.h"
+#include "qtune/search_space/knob_space.h"
+#include "qtune/search_space/workload.h"
 
 namespace qtune {
 
@@ -33,6 +37,7 @@ struct CandidateError : std::runtime_error {
   ErrorKind kind;
 };
 
+// A test operator's factory parses its own keys: the text boundary is the only place it is called.
 using CandidateFactory = std::function<std::unique_ptr<Candidate>(
     const std::string& workload_key, const std::string& config_key, std::uint64_t seed)>;
 
@@ -40,9 +45,9 @@ using CandidateFactory = std::function<std::unique_ptr<Candidate>(
 // workers started afterwards). Built-in operators cannot be replaced.
 void register_test_operator(const std::string& op, CandidateFactory factory);
 
-// Throws CandidateError (invalid_workload / invalid_config / runtime_error).
-std::unique_ptr<Candidate> make_candidate(const std::string& workload_key, const std::string& config_key,
-                                          std::uint64_t seed);
+// Throws CandidateError: invalid_workload when the workload does not validate, invalid_config when
+// `config` is not a point of the workload's space on this CPU, runtime_error.
+std::unique_ptr<Candidate> make_candidate(const Workload& workload, const Config& config, std::uint64_t seed);
 
 // Bit-exact comparison of `count` elements of `type` laid out as rows of `columns`: "" when
 // equal, else "first mismatch at index i (row r, column c): got X, expected Y; N of M differ".

@@ -13,28 +13,30 @@
 namespace qtune {
 
 // Checks the candidate against the reference, then times it on Google Benchmark's engine. Never
-// throws for a bad candidate: errors become the result's kind and message. A crash or hang takes
+// throws for a bad candidate: errors become the result's kind and message (a configuration that
+// is not a point of the workload's space on this CPU is invalid_config). A crash or hang takes
 // the calling process with it: use IsolatedMeasurer for untrusted candidates. Uses (and clears)
 // Google Benchmark's global registry, so calls are serialized internally.
-MeasureResult measure_in_process(const std::string& workload_key, const std::string& config_key,
-                                 const MeasureSettings& settings);
+MeasureResult measure_in_process(const Workload& workload, const Config& config, const MeasureSettings& settings);
 
+// The same for keys that arrive as text (a command line, the isolated worker's request): they are
+// checked to be printable ASCII and parsed here, once. Operators registered by tests
+// (qtune/measure/candidate.h) exist only as keys, so this is their only way in.
+MeasureResult measure_keys_in_process(const std::string& workload_key, const std::string& config_key,
+                                      const MeasureSettings& settings);
+
+// Takes the tuner's typed objects: only a measurer that crosses a process boundary turns them
+// into text (their keys).
 class Measurer {
  public:
   virtual ~Measurer() = default;
-  virtual MeasureResult measure(const std::string& workload_key, const std::string& config_key,
-                                const MeasureSettings& settings) = 0;
-  MeasureResult measure(const Workload& workload, const Config& config, const MeasureSettings& settings) {
-    return measure(workload.key(), config.key(), settings);
-  }
+  virtual MeasureResult measure(const Workload& workload, const Config& config, const MeasureSettings& settings) = 0;
 };
 
 class InProcessMeasurer final : public Measurer {
  public:
-  using Measurer::measure;
-  MeasureResult measure(const std::string& workload_key, const std::string& config_key,
-                        const MeasureSettings& settings) override {
-    return measure_in_process(workload_key, config_key, settings);
+  MeasureResult measure(const Workload& workload, const Config& config, const MeasureSettings& settings) override {
+    return measure_in_process(workload, config, settings);
   }
 };
 
@@ -52,9 +54,13 @@ class IsolatedMeasurer final : public Measurer {
   IsolatedMeasurer(const IsolatedMeasurer&) = delete;
   IsolatedMeasurer& operator=(const IsolatedMeasurer&) = delete;
 
-  using Measurer::measure;
-  MeasureResult measure(const std::string& workload_key, const std::string& config_key,
-                        const MeasureSettings& settings) override;
+  // The worker is another process: the workload and the configuration travel to it as their keys,
+  // which it parses back.
+  MeasureResult measure(const Workload& workload, const Config& config, const MeasureSettings& settings) override;
+  // Keys that arrive as text: checked to be printable ASCII here, parsed by the worker
+  // (measure_keys_in_process there).
+  MeasureResult measure_keys(const std::string& workload_key, const std::string& config_key,
+                             const MeasureSettings& settings);
 
   int worker_pid() const;     // 0 when no worker is running (after a failure, until the next call)
   int workers_started() const;
