@@ -29,6 +29,7 @@
 #include "qtune/measure/measure.h"
 #include "qtune/measure/number_text.h"
 #include "qtune/records/tuning_db.h"
+#include "qtune/runtime/key_validators.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/workload.h"
@@ -234,7 +235,9 @@ int main(int argc, char** argv) {
   }
 
   std::optional<qtune::records::TuningDb> db;
-  if (options.db_path) db = qtune::records::TuningDb::open(*options.db_path, qtune::records::OpenMode::create);
+  if (options.db_path)
+    db = qtune::records::TuningDb::open(*options.db_path, qtune::records::OpenMode::create,
+                                        qtune::runtime::search_space_validators());
   qtune::IsolatedMeasurer measurer;
   GroundTruth truth(db ? &*db : nullptr, measurer, target_key);
 

@@ -26,8 +26,7 @@ int run_export(const qtune::cli::Args& args) {
   const auto target = qtune::cli::resolve_target_option(args);
   const auto output = args.value("o");
   return qtune::cli::run_with_data_errors(args, [&] {
-    TuningDb db = TuningDb::open(db_path, OpenMode::read_only);
-    db.set_validators(qtune::cli::search_space_validators());  // keys of older rows in today's spelling
+    TuningDb db = qtune::cli::open_database(db_path, OpenMode::read_only);
     if (!output) {
       export_log(db, std::cout, selection, target, export_kind_of);
       return 0;

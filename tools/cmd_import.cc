@@ -15,11 +15,9 @@ int run_import(const qtune::cli::Args& args) {
   if (logs.empty()) throw qtune::cli::UsageError("no log files given (qtune import --db FILE LOG.jsonl...)");
   const bool skip_invalid = args.flag("skip-invalid");
   return qtune::cli::run_with_data_errors(args, [&] {
-    const KeyValidators validators = qtune::cli::search_space_validators();
     // The logs first: an import that is refused must not create the database file.
-    CheckedLogs checked = read_logs_for_import(logs, validators, skip_invalid);
-    TuningDb db = TuningDb::open(db_path, OpenMode::create);
-    db.set_validators(validators);
+    CheckedLogs checked = read_logs_for_import(logs, qtune::cli::search_space_validators(), skip_invalid);
+    TuningDb db = qtune::cli::open_database(db_path, OpenMode::create);
     const ImportReport report = import_checked_logs(db, std::move(checked));
     for (const auto& p : report.skipped) std::cerr << "qtune import: skipped: " << p.to_string() << "\n";
     std::cout << db_path << ": imported " << report.counts.added << " measurement(s) from " << logs.size()

@@ -55,8 +55,8 @@ int run_merge(const qtune::cli::Args& args) {
   }
   return qtune::cli::run_with_data_errors(args, [&] {
     // Check every source before writing anything, so one bad file leaves the target untouched.
-    for (const auto& source : sources) TuningDb::open(source, OpenMode::read_only);
-    TuningDb db = TuningDb::open(into, OpenMode::create);
+    for (const auto& source : sources) qtune::cli::open_database(source, OpenMode::read_only);
+    TuningDb db = qtune::cli::open_database(into, OpenMode::create);
     for (const auto& source : sources) {
       const TransferCounts counts = db.merge_from(source);
       std::cout << into << ": merged " << source << ": " << counts.added << " measurement(s) and "

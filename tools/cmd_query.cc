@@ -143,8 +143,7 @@ int run_query(const qtune::cli::Args& args) {
   // when nothing was tuned for exactly it (a pinned CI job, QTUNE_ISAS); a named KEY is exact.
   const bool this_process = !args.value("target") || *args.value("target") == "current";
   return qtune::cli::run_with_data_errors(args, [&] {
-    TuningDb db = TuningDb::open(db_path, qtune::records::OpenMode::read_only);
-    db.set_validators(qtune::cli::search_space_validators());  // keys of older rows in today's spelling
+    TuningDb db = qtune::cli::open_database(db_path, qtune::records::OpenMode::read_only);
     if (required && this_process) {
       std::vector<std::string> keys;
       for (const auto& t : db.targets()) keys.push_back(t.key);

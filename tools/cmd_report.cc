@@ -37,7 +37,7 @@ qtune::reports::ReportFormat format_of(const qtune::cli::Args& args) {
 
 // Reports only read: a database of an older schema is read as it is (what it did not record
 // shows as not recorded).
-TuningDb open_for_report(const std::string& path) { return TuningDb::open(path, OpenMode::read_only); }
+TuningDb open_for_report(const std::string& path) { return qtune::cli::open_database(path, OpenMode::read_only); }
 
 void write_atomically(const std::string& path, const std::string& text) {
   // Written beside the destination and renamed: a failure never leaves half a report.
@@ -79,7 +79,6 @@ int run_report(const qtune::cli::Args& args) {
 
   return qtune::cli::run_with_data_errors(args, [&] {
     TuningDb db = open_for_report(db_path);
-    db.set_validators(qtune::cli::search_space_validators());  // keys of older rows in today's spelling
     qtune::reports::ReportData data;
     try {
       data = qtune::reports::gather_report_data(db, options);

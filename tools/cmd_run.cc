@@ -393,7 +393,7 @@ int run_network(const qtune::cli::Args& args) {
 #endif
   // The database's measurements say which kind won each layer's tuning and anchor the verdicts.
   std::optional<qtune::records::TuningDb> tuning_db;
-  if (auto db_path = args.value("db")) tuning_db.emplace(qtune::records::TuningDb::open(*db_path, qtune::records::OpenMode::existing));
+  if (auto db_path = args.value("db")) tuning_db.emplace(qtune::cli::open_database(*db_path, qtune::records::OpenMode::existing));
   options.database = tuning_db ? &*tuning_db : nullptr;
 
   if (!json) print_header(network, rt, source, repetitions, cache);

@@ -253,8 +253,7 @@ int run_tune(const Args& args) {
   }
 
   return qtune::cli::run_with_data_errors(args, [&] {
-    auto db = qtune::records::TuningDb::open(db_path, qtune::records::OpenMode::create);
-    db.set_validators(qtune::cli::search_space_validators());
+    auto db = qtune::cli::open_database(db_path, qtune::records::OpenMode::create);
     const qtune::Target target = qtune::current_target();
 
     g_stop_requested.store(false);

@@ -25,12 +25,16 @@ std::optional<std::string> resolve_target_option(const Args& args) {
   return std::nullopt;
 }
 
-std::vector<MissingLayer> missing_layers(const records::TuningDb& db, const std::string& target_key,
+records::TuningDb open_database(const std::string& path, records::OpenMode mode) {
+  return records::TuningDb::open(path, mode, search_space_validators());
+}
+
+std::vector<MissingLayer> missing_layers(const records::TuningRecords& records, const std::string& target_key,
                                          const WorkloadFile& network) {
   std::vector<MissingLayer> missing;
   for (const auto& layer : network.layers) {
     const std::string key = layer.workload.key();
-    if (!db.best(key, target_key)) missing.push_back({layer.name, key, layer.workload.describe()});
+    if (!records.best(key, target_key)) missing.push_back({layer.name, key, layer.workload.describe()});
   }
   return missing;
 }

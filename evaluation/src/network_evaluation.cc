@@ -21,7 +21,7 @@ namespace {
 
 // Which kind of candidate (qtune's kernels or a library) won a layer's tuning, by how much over the
 // best of the other kind: from the database's measurements of the layer on the runtime's target.
-std::optional<reports::KindMargin> tuning_kind_margin(const records::TuningDb* db, const std::string& target_key,
+std::optional<reports::KindMargin> tuning_kind_margin(const records::TuningRecords* db, const std::string& target_key,
                                                       const std::string& workload_key) {
   if (!db) return std::nullopt;
   records::MeasurementFilter filter;
@@ -34,7 +34,7 @@ std::optional<reports::KindMargin> tuning_kind_margin(const records::TuningDb* d
 // time as the database defines it for this target (best_selection.h: over its measurements; the
 // tuner's confirmation times the leaders and the default interleaved), as default time over
 // chosen time; none unless both are on record.
-std::optional<double> recorded_ratio(const records::TuningDb* db, const std::string& target_key,
+std::optional<double> recorded_ratio(const records::TuningRecords* db, const std::string& target_key,
                                      const LayerEvaluation& r) {
   if (!db || r.config_key == r.default_config_key) return std::nullopt;
   const auto median_of = [&](const std::string& config_key) -> std::optional<double> {

@@ -27,20 +27,19 @@ ImportReport import_checked_logs(TuningDb& db, CheckedLogs logs) {
   return std::move(logs.report);
 }
 
-ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, const KeyValidators& validators,
-                         bool skip_invalid) {
+ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, bool skip_invalid) {
   // Read and check everything before writing anything: the import is all or nothing.
-  return import_checked_logs(db, read_logs_for_import(paths, validators, skip_invalid));
+  return import_checked_logs(db, read_logs_for_import(paths, db.validators(), skip_invalid));
 }
 
 namespace {
 
 // The best measurement per (workload, target), followed, where it is a library's, by the best of
 // qtune's kernels ("qtune"): ordered by workload, target and time.
-std::vector<MeasurementRecord> best_with_own_runner_up(const TuningDb& db, MeasurementFilter filter,
+std::vector<MeasurementRecord> best_with_own_runner_up(const TuningRecords& records, MeasurementFilter filter,
                                                        const CandidateKindFn& kind) {
   filter.correct_only = true;
-  const std::vector<KindRecord> bests = select_best_of_each_kind(db.measurements(filter), kind);
+  const std::vector<KindRecord> bests = select_best_of_each_kind(records.measurements(filter), kind);
   const auto same_pair = [](const MeasurementRecord& a, const MeasurementRecord& b) {
     return a.workload_key == b.workload_key && a.target_key == b.target_key;
   };
@@ -62,23 +61,23 @@ std::vector<MeasurementRecord> best_with_own_runner_up(const TuningDb& db, Measu
 
 }  // namespace
 
-std::size_t export_log(const TuningDb& db, std::ostream& out, ExportSelection selection,
+std::size_t export_log(const TuningRecords& records, std::ostream& out, ExportSelection selection,
                        const std::optional<std::string>& target_key, const CandidateKindFn& kind) {
   MeasurementFilter filter;
   filter.target_key = target_key;
   std::size_t lines = 0;
   if (selection == ExportSelection::best && kind) {
-    for (const MeasurementRecord& m : best_with_own_runner_up(db, filter, kind)) {
+    for (const MeasurementRecord& m : best_with_own_runner_up(records, filter, kind)) {
       out << to_log_line(m) << '\n';
       ++lines;
     }
   } else if (selection == ExportSelection::best) {
-    for (const auto& b : db.all_best(filter)) {
+    for (const auto& b : records.all_best(filter)) {
       out << to_log_line(b.measurement) << '\n';
       ++lines;
     }
   } else {
-    for (const auto& m : db.measurements(filter)) {
+    for (const auto& m : records.measurements(filter)) {
       out << to_log_line(m) << '\n';
       ++lines;
     }

@@ -168,18 +168,32 @@ struct TuningDb::Impl {
     r.config_key = it->second;
   }
 
+  // What a new workloads row says of its key: the validators' description where they accept the
+  // key, else what the key alone tells. Keys being added were checked already (prepared); a
+  // merge copies rows as another qtune recorded them, keys this build rejects included.
+  WorkloadSummary describe_workload(const std::string& key) const {
+    WorkloadSummary summary = default_workload_summary(key);
+    if (validators.workload) {
+      try {
+        summary = validators.workload(key);
+      } catch (const std::exception&) {
+      }
+    }
+    if (summary.op.empty()) summary.op = default_workload_summary(key).op;
+    return summary;
+  }
+
   std::int64_t workload_id(const std::string& key) {
     if (auto id = find_id("workloads", key)) return *id;
-    WorkloadSummary summary = validators.workload ? validators.workload(key) : default_workload_summary(key);
-    if (summary.op.empty()) summary.op = default_workload_summary(key).op;
+    const WorkloadSummary summary = describe_workload(key);
     sqlite::Statement s(connection, "INSERT INTO workloads (key, op, gops, description) VALUES (?, ?, ?, ?)");
     s.bind(1, key).bind(2, summary.op).bind(3, summary.gops).bind(4, summary.description).run();
     return sqlite3_last_insert_rowid(connection.get());
   }
 
+  // Target keys are checked before they get here (prepared, begin_session); a merge copies them.
   std::int64_t target_id(const std::string& key) {
     if (auto id = find_id("targets", key)) return *id;
-    if (validators.target) validators.target(key);
     const TargetSummary summary = default_target_summary(key);
     sqlite::Statement s(connection, "INSERT INTO targets (key, arch, cpu) VALUES (?, ?, ?)");
     s.bind(1, key).bind(2, summary.arch).bind(3, summary.cpu).run();
@@ -284,7 +298,7 @@ TuningDb::TuningDb(TuningDb&&) noexcept = default;
 TuningDb& TuningDb::operator=(TuningDb&&) noexcept = default;
 TuningDb::~TuningDb() = default;
 
-TuningDb TuningDb::open(const std::string& path, OpenMode mode) {
+TuningDb TuningDb::open(const std::string& path, OpenMode mode, KeyValidators validators) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     if (mode != OpenMode::create)
@@ -294,6 +308,7 @@ TuningDb TuningDb::open(const std::string& path, OpenMode mode) {
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->mode = mode;
+  impl->validators = std::move(validators);
   impl->connection = connect(path, mode, impl->schema_version);
   return TuningDb(std::move(impl));
 }
@@ -301,10 +316,6 @@ TuningDb TuningDb::open(const std::string& path, OpenMode mode) {
 const std::string& TuningDb::path() const { return impl_->path; }
 bool TuningDb::read_only() const { return impl_->mode == OpenMode::read_only; }
 int TuningDb::schema_version() const { return impl_->schema_version; }
-void TuningDb::set_validators(KeyValidators validators) {
-  impl_->validators = std::move(validators);
-  impl_->canonical_configs.clear();
-}
 const KeyValidators& TuningDb::validators() const { return impl_->validators; }
 
 std::int64_t TuningDb::begin_session(const SessionInfo& info) {
@@ -390,7 +401,8 @@ TransferCounts TuningDb::merge_from(const std::string& other_path) {
   std::vector<SessionRecord> sessions;
   std::vector<MeasurementRecord> measurements;
   {
-    TuningDb other = TuningDb::open(other_path, OpenMode::read_only);
+    // Opaque keys: the rows are copied exactly as recorded (their fingerprints too), never respelled.
+    TuningDb other = TuningDb::open(other_path, OpenMode::read_only, opaque_keys());
     sqlite::ReadTransaction snapshot(other.impl_->connection);
     sessions = other.sessions();
     measurements = other.measurements();
@@ -425,15 +437,6 @@ TransferCounts TuningDb::merge_from(const std::string& other_path) {
   }
   transaction.commit();
   return counts;
-}
-
-std::optional<BestRecord> TuningDb::best(const std::string& workload_key, const std::string& target_key) const {
-  MeasurementFilter filter;
-  filter.workload_key = workload_key;
-  filter.target_key = target_key;
-  auto all = all_best(filter);
-  if (all.empty()) return std::nullopt;
-  return std::move(all.front());
 }
 
 std::vector<BestRecord> TuningDb::all_best(const MeasurementFilter& filter) const {

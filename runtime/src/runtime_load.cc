@@ -1,15 +1,14 @@
-// Building a Runtime: from tuned entries in memory, a tuning database or a JSON-lines log; the
-// tuned table is a hash map from lookup key to the best entry of the runtime's target.
+// Building a Runtime: from tuned entries in memory, or from the tuning records of a database or a
+// JSON-lines log, which load through one path (records::TuningRecords); the tuned table is a hash
+// map from lookup key to the best entry of the runtime's target.
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 
 #include "qtune/records/best_selection.h"
-#include "qtune/records/log_format.h"
+#include "qtune/records/open_tuning_records.h"
 #include "qtune/records/tuning_db.h"
+#include "qtune/records/tuning_log.h"
 #include "qtune/runtime/key_validators.h"
 #include "qtune/runtime/workload_of.h"
 #include "qtune/search_space/operator_spaces.h"
@@ -158,31 +157,29 @@ Runtime Runtime::from_entries(const std::vector<TunedConfig>& entries, RuntimeOp
   return Runtime(std::move(state));
 }
 
-Runtime Runtime::from_database(const std::string& path, RuntimeOptions options) {
-  auto db = records::TuningDb::open(path, records::OpenMode::read_only);
-  db.set_validators(search_space_validators());  // a row written before a knob existed reads with its default
+namespace {
+
+// The one path of a database and a log: the best of each kind among the correct measurements (a
+// log of `qtune export --all` holds every measurement, and gets the database's choice).
+Runtime from_records(const records::TuningRecords& records, RuntimeOptions options) {
   records::MeasurementFilter correct;
   correct.correct_only = true;
-  return from_entries(best_of_each_kind(db.measurements(correct)), std::move(options));
+  return Runtime::from_entries(best_of_each_kind(records.measurements(correct)), std::move(options));
+}
+
+}  // namespace
+
+Runtime Runtime::from_database(const std::string& path, RuntimeOptions options) {
+  return from_records(records::TuningDb::open(path, records::OpenMode::read_only, search_space_validators()),
+                      std::move(options));
 }
 
 Runtime Runtime::from_log(const std::string& path, RuntimeOptions options) {
-  const records::LogReadResult log = records::read_log_file(path, search_space_validators());
-  if (!log.problems.empty()) throw records::LogError(log.problems);
-  // The same choice as the database's (a log of `qtune export --all` holds every measurement).
-  return from_entries(best_of_each_kind(log.records), std::move(options));
+  return from_records(records::TuningLog::open(path, search_space_validators()), std::move(options));
 }
 
 Runtime Runtime::from_file(const std::string& path, RuntimeOptions options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-  static constexpr char kSqliteMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
-                                            'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
-  char head[16] = {};
-  in.read(head, sizeof head);
-  const bool sqlite = in.gcount() == sizeof head && std::memcmp(head, kSqliteMagic, sizeof head) == 0;
-  in.close();
-  return sqlite ? from_database(path, std::move(options)) : from_log(path, std::move(options));
+  return from_records(*records::open_tuning_records(path, search_space_validators()), std::move(options));
 }
 
 const std::string& Runtime::target_key() const { return state_->target_key; }

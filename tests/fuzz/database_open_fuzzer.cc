@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
     }
     try {
-      const TuningDb db = TuningDb::open(path, mode);
+      const TuningDb db = TuningDb::open(path, mode, opaque_keys());
       query_everything(db);
     } catch (const DbError&) {
     } catch (const std::invalid_argument&) {

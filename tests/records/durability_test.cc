@@ -62,7 +62,7 @@ template <typename Body>
 TEST(DurabilityTest, KillDuringInsertsLosesNothingCommitted) {
   testing::ScratchDir dir;
   const std::string path = dir.file("tuning.db");
-  TuningDb::open(path, OpenMode::create);  // created before the child, so the race is only on inserts
+  TuningDb::open(path, OpenMode::create, opaque_keys());  // created before the child, so the race is only on inserts
 
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
@@ -71,7 +71,7 @@ TEST(DurabilityTest, KillDuringInsertsLosesNothingCommitted) {
   if (child == 0) {
     ::close(fds[0]);
     run_child([&] {
-      auto db = TuningDb::open(path, OpenMode::existing);
+      auto db = TuningDb::open(path, OpenMode::existing, opaque_keys());
       const auto session = db.begin_session({"durability test", "random", 1, kTarget, "0.1.0"});
       for (int i = 0;; ++i) {  // until killed
         auto r = correct(kWorkload, kTarget, config_key(8, 4 * (i + 1)), 1000 + i);
@@ -98,7 +98,7 @@ TEST(DurabilityTest, KillDuringInsertsLosesNothingCommitted) {
   for (auto id : read_ids(fds[0])) reported.push_back(id);
   ::close(fds[0]);
 
-  auto db = TuningDb::open(path, OpenMode::existing);
+  auto db = TuningDb::open(path, OpenMode::existing, opaque_keys());
   EXPECT_EQ(db.integrity_check(), "ok");
   std::set<std::int64_t> stored;
   for (const auto& m : db.measurements()) stored.insert(m.id);
@@ -122,7 +122,7 @@ TEST(DurabilityTest, ConcurrentWritersLoseAndDuplicateNothing) {
     ASSERT_GE(child, 0);
     if (child == 0) {
       run_child([&] {
-        auto db = TuningDb::open(path, OpenMode::create);
+        auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
         for (int i = 0; i < kOwn + kShared; ++i) {
           if (i % 5 == 0 && i / 5 < kShared) {
             // The same measurement from both writers (think: two imports of one log) lands once.
@@ -141,7 +141,7 @@ TEST(DurabilityTest, ConcurrentWritersLoseAndDuplicateNothing) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "writer failed, status " << status;
   }
 
-  auto db = TuningDb::open(path, OpenMode::read_only);
+  auto db = TuningDb::open(path, OpenMode::read_only, opaque_keys());
   EXPECT_EQ(db.integrity_check(), "ok");
   const auto all = db.measurements();
   EXPECT_EQ(all.size(), static_cast<std::size_t>(kWriters * (kOwn + kShared) + kShared));

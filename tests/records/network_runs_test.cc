@@ -60,7 +60,7 @@ class NetworkRunsTest : public ::testing::Test {
 };
 
 TEST_F(NetworkRunsTest, StoresAndFiltersRowsInInsertionOrder) {
-  auto db = TuningDb::open(path, OpenMode::create);
+  auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
   const std::string uid = new_run_uid();
   EXPECT_EQ(uid.size(), 32u);
   EXPECT_NE(uid, new_run_uid());
@@ -97,8 +97,7 @@ TEST_F(NetworkRunsTest, StoresAndFiltersRowsInInsertionOrder) {
 }
 
 TEST_F(NetworkRunsTest, RefusesInconsistentRowsNamingTheField) {
-  auto db = TuningDb::open(path, OpenMode::create);
-  db.set_validators(testing::test_validators());
+  auto db = TuningDb::open(path, OpenMode::create, testing::test_validators());
   auto expect_refused = [&](NetworkRunRecord row, const std::string& message_part) {
     try {
       add_network_run(db, row);
@@ -144,10 +143,10 @@ TEST_F(NetworkRunsTest, RefusesInconsistentRowsNamingTheField) {
 
 TEST_F(NetworkRunsTest, ReadOnlyDatabaseReadsButRefusesWrites) {
   {
-    auto db = TuningDb::open(path, OpenMode::create);
+    auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
     add_network_run(db, run_row("r", kWorkload, kImplOneDnn, 1000));
   }
-  auto db = TuningDb::open(path, OpenMode::read_only);
+  auto db = TuningDb::open(path, OpenMode::read_only, opaque_keys());
   EXPECT_EQ(network_runs(db).size(), 1u);
   EXPECT_THROW(add_network_run(db, run_row("r2", kWorkload, kImplOneDnn, 1000)), DbError);
 }
@@ -157,7 +156,7 @@ TEST_F(NetworkRunsTest, ReadOnlyDatabaseReadsButRefusesWrites) {
 TEST_F(NetworkRunsTest, MigratesAVersionOneDatabaseKeepingItsRows) {
   std::int64_t session_id = 0;
   {
-    auto db = TuningDb::open(path, OpenMode::create);
+    auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
     SessionInfo info;
     info.strategy = "random";
     info.target_key = kTarget;
@@ -176,7 +175,7 @@ TEST_F(NetworkRunsTest, MigratesAVersionOneDatabaseKeepingItsRows) {
 
   // Read-only never migrates: it reads the file as version 1 (every measurement, no runs).
   {
-    auto db = TuningDb::open(path, OpenMode::read_only);
+    auto db = TuningDb::open(path, OpenMode::read_only, opaque_keys());
     EXPECT_EQ(db.schema_version(), 1);
     EXPECT_EQ(db.measurements().size(), 5u);
     EXPECT_TRUE(network_runs(db).empty());
@@ -184,7 +183,7 @@ TEST_F(NetworkRunsTest, MigratesAVersionOneDatabaseKeepingItsRows) {
   EXPECT_EQ(sqlite_int("PRAGMA user_version"), 1);
 
   {
-    auto db = TuningDb::open(path, OpenMode::existing);
+    auto db = TuningDb::open(path, OpenMode::existing, opaque_keys());
     EXPECT_EQ(db.schema_version(), TuningDb::kSchemaVersion);
     EXPECT_EQ(db.measurements().size(), 5u);
     ASSERT_TRUE(db.session(session_id));
@@ -195,7 +194,7 @@ TEST_F(NetworkRunsTest, MigratesAVersionOneDatabaseKeepingItsRows) {
     EXPECT_EQ(db.integrity_check(), "ok");
   }
   EXPECT_EQ(sqlite_int("PRAGMA user_version"), TuningDb::kSchemaVersion);
-  auto db = TuningDb::open(path, OpenMode::read_only);
+  auto db = TuningDb::open(path, OpenMode::read_only, opaque_keys());
   EXPECT_EQ(network_runs(db).size(), 1u);
   EXPECT_EQ(db.measurements().size(), 5u);
 }

@@ -60,14 +60,14 @@ TEST_F(NetworkRunsVersion2Test, RowsWrittenBeforeTheMigrationReadBackIdentical) 
   // migration.
   std::vector<NetworkRunRecord> read_only_rows;
   {
-    auto db = TuningDb::open(path, OpenMode::read_only);
+    auto db = TuningDb::open(path, OpenMode::read_only, opaque_keys());
     EXPECT_EQ(db.schema_version(), 2);
     read_only_rows = network_runs(db);
   }
   ASSERT_EQ(read_only_rows.size(), before.size());
   std::size_t measurements = 0;
   {
-    auto db = TuningDb::open(path, OpenMode::existing);
+    auto db = TuningDb::open(path, OpenMode::existing, opaque_keys());
     EXPECT_EQ(db.schema_version(), 3);
     measurements = db.measurements().size();
     EXPECT_GT(measurements, 0u);
@@ -91,12 +91,12 @@ TEST_F(NetworkRunsVersion2Test, RowsWrittenBeforeTheMigrationReadBackIdentical) 
   }
   // The columns of version 2 are untouched in the file itself.
   EXPECT_EQ(version_2_columns(path), before);
-  auto db = TuningDb::open(path, OpenMode::read_only);
+  auto db = TuningDb::open(path, OpenMode::read_only, opaque_keys());
   EXPECT_EQ(db.measurements().size(), measurements);
 }
 
 TEST_F(NetworkRunsVersion2Test, TheMigratedFileStoresHowEachTimingWasMeasured) {
-  auto db = TuningDb::open(path, OpenMode::existing);
+  auto db = TuningDb::open(path, OpenMode::existing, opaque_keys());
   NetworkRunRecord row = network_runs(db).front();
   row.id = 0;
   row.run_uid = "after-migration";
@@ -124,7 +124,7 @@ TEST_F(NetworkRunsVersion2Test, TheMigratedFileStoresHowEachTimingWasMeasured) {
 }
 
 TEST_F(NetworkRunsVersion2Test, RefusesTimingsWithoutTheirConditionsNamingTheField) {
-  auto db = TuningDb::open(path, OpenMode::existing);
+  auto db = TuningDb::open(path, OpenMode::existing, opaque_keys());
   NetworkRunRecord row = network_runs(db).front();
   row.run_uid = "refused";
   row.timestamp.clear();

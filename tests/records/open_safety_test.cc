@@ -24,7 +24,7 @@ class OpenSafetyTest : public ::testing::Test {
     for (OpenMode mode : {OpenMode::read_only, OpenMode::existing, OpenMode::create}) {
       SCOPED_TRACE(static_cast<int>(mode));
       try {
-        TuningDb::open(path, mode);
+        TuningDb::open(path, mode, opaque_keys());
         ADD_FAILURE() << "opened " << path;
       } catch (const DbError& e) {
         EXPECT_EQ(e.kind(), kind) << e.what();
@@ -47,7 +47,7 @@ class OpenSafetyTest : public ::testing::Test {
 
   // A real qtune database with enough rows to span many pages.
   void make_database(const std::string& path) {
-    auto db = TuningDb::open(path, OpenMode::create);
+    auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
     std::vector<MeasurementRecord> records;
     for (int i = 0; i < 400; ++i)
       records.push_back(testing::correct(testing::kWorkload, testing::kTarget, testing::config_key(8, 4 * (i + 1)),
@@ -122,7 +122,7 @@ TEST_F(OpenSafetyTest, SoundDatabaseOpensInEveryMode) {
   const auto path = dir.file("tuning.db");
   make_database(path);
   for (OpenMode mode : {OpenMode::read_only, OpenMode::existing, OpenMode::create}) {
-    auto db = TuningDb::open(path, mode);
+    auto db = TuningDb::open(path, mode, opaque_keys());
     EXPECT_EQ(db.measurements().size(), 400u);
   }
 }
@@ -159,7 +159,7 @@ TEST_F(OpenSafetyTest, UnreadableSettingsColumnNamesTheRow) {
   const auto path = dir.file("settings.db");
   make_database(path);
   sqlite_exec(path, "UPDATE measurements SET settings = '" + std::string(60000, '[') + "' WHERE id = 7");
-  const auto db = TuningDb::open(path, OpenMode::read_only);
+  const auto db = TuningDb::open(path, OpenMode::read_only, opaque_keys());
   try {
     (void)db.measurements();
     ADD_FAILURE() << "read an unreadable settings column";

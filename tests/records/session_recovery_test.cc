@@ -25,7 +25,7 @@ std::int64_t session_of_a_killed_process(const std::string& path) {
     ::close(pipe_fds[0]);
     std::int64_t id = -1;
     try {
-      auto db = TuningDb::open(path, OpenMode::existing);
+      auto db = TuningDb::open(path, OpenMode::existing, opaque_keys());
       id = db.begin_session({"qtune tune", "random", 1, testing::kTarget, "0.1.0"});
     } catch (...) {
     }
@@ -48,10 +48,10 @@ class SessionRecoveryTest : public ::testing::Test {
 
 TEST_F(SessionRecoveryTest, NextSessionMarksAKilledSessionInterrupted) {
   const auto path = dir.file("tuning.db");
-  TuningDb::open(path, OpenMode::create);
+  TuningDb::open(path, OpenMode::create, opaque_keys());
   const std::int64_t killed = session_of_a_killed_process(path);
   ASSERT_GT(killed, 0);
-  auto db = TuningDb::open(path, OpenMode::existing);
+  auto db = TuningDb::open(path, OpenMode::existing, opaque_keys());
   EXPECT_EQ(status_of(db, killed), SessionStatus::running) << "nobody has looked yet";
   const auto next = db.begin_session({"qtune tune", "random", 2, testing::kTarget, "0.1.0"});
   EXPECT_EQ(status_of(db, killed), SessionStatus::interrupted);
@@ -63,15 +63,15 @@ TEST_F(SessionRecoveryTest, NextSessionMarksAKilledSessionInterrupted) {
 
 TEST_F(SessionRecoveryTest, ALiveSessionIsNeverMarked) {
   const auto path = dir.file("tuning.db");
-  auto first = TuningDb::open(path, OpenMode::create);
+  auto first = TuningDb::open(path, OpenMode::create, opaque_keys());
   const auto alive = first.begin_session({"qtune tune", "random", 1, testing::kTarget, "0.1.0"});
-  auto second = TuningDb::open(path, OpenMode::existing);
+  auto second = TuningDb::open(path, OpenMode::existing, opaque_keys());
   const auto other = second.begin_session({"qtune tune", "random", 2, testing::kTarget, "0.1.0"});
   EXPECT_EQ(status_of(second, alive), SessionStatus::running);
   EXPECT_EQ(status_of(first, other), SessionStatus::running);
   // A killed session next to a live one stays 'running' until the live one is gone too.
   const std::int64_t killed = session_of_a_killed_process(path);
-  auto third = TuningDb::open(path, OpenMode::existing);
+  auto third = TuningDb::open(path, OpenMode::existing, opaque_keys());
   third.begin_session({"qtune tune", "random", 3, testing::kTarget, "0.1.0"});
   EXPECT_EQ(status_of(third, killed), SessionStatus::running);
   EXPECT_EQ(status_of(third, alive), SessionStatus::running);

@@ -66,7 +66,7 @@ class TransferTest : public ::testing::Test {
 // of qtune's kernels after it (for a runtime without the library); workloads qtune won export one
 // line, even where a library was measured too.
 TEST_F(TransferTest, ExportBestKeepsTheBestOfEachKind) {
-  auto db = TuningDb::open(dir.file("a.db"), OpenMode::create);
+  auto db = TuningDb::open(dir.file("a.db"), OpenMode::create, opaque_keys());
   fill(db, kTarget, 1.0);  // qtune's kernels only: one best line per workload
   const std::string library = "algo=onednn;threads=1";
   db.add_measurement(correct(kWorkload, kTarget, library, 10.0));
@@ -92,15 +92,15 @@ TEST_F(TransferTest, ExportBestKeepsTheBestOfEachKind) {
 }
 
 TEST_F(TransferTest, ExportBestThenImportGivesTheSameBest) {
-  auto source = TuningDb::open(dir.file("a.db"), OpenMode::create);
+  auto source = TuningDb::open(dir.file("a.db"), OpenMode::create, opaque_keys());
   fill(source, kTarget, 1.0);
   fill(source, kTarget2, 2.0);
   const std::string log = export_text(source, ExportSelection::best);
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 4);  // 2 workloads x 2 targets
   write_file(dir.file("best.jsonl"), log);
 
-  auto copy = TuningDb::open(dir.file("b.db"), OpenMode::create);
-  const auto report = import_logs(copy, {dir.file("best.jsonl")}, testing::test_validators(), false);
+  auto copy = TuningDb::open(dir.file("b.db"), OpenMode::create, testing::test_validators());
+  const auto report = import_logs(copy, {dir.file("best.jsonl")}, false);
   EXPECT_EQ(report.counts.added, 4);
   EXPECT_EQ(best_map(copy), best_map(source));
   for (const auto& m : copy.measurements()) EXPECT_EQ(m.source, MeasurementSource::imported);
@@ -109,7 +109,7 @@ TEST_F(TransferTest, ExportBestThenImportGivesTheSameBest) {
 }
 
 TEST_F(TransferTest, ExportAllAndTargetFilter) {
-  auto db = TuningDb::open(dir.file("a.db"), OpenMode::create);
+  auto db = TuningDb::open(dir.file("a.db"), OpenMode::create, opaque_keys());
   fill(db, kTarget, 1.0);
   fill(db, kTarget2, 1.0);
   const std::string all = export_text(db, ExportSelection::all);
@@ -121,31 +121,31 @@ TEST_F(TransferTest, ExportAllAndTargetFilter) {
 }
 
 TEST_F(TransferTest, ImportingTheSameLogTwiceAddsNothing) {
-  auto source = TuningDb::open(dir.file("a.db"), OpenMode::create);
+  auto source = TuningDb::open(dir.file("a.db"), OpenMode::create, opaque_keys());
   fill(source, kTarget, 1.0);
   write_file(dir.file("all.jsonl"), export_text(source, ExportSelection::all));
 
-  auto db = TuningDb::open(dir.file("b.db"), OpenMode::create);
-  EXPECT_EQ(import_logs(db, {dir.file("all.jsonl")}, {}, false).counts.added, 13);
-  const auto again = import_logs(db, {dir.file("all.jsonl")}, {}, false);
+  auto db = TuningDb::open(dir.file("b.db"), OpenMode::create, opaque_keys());
+  EXPECT_EQ(import_logs(db, {dir.file("all.jsonl")}, false).counts.added, 13);
+  const auto again = import_logs(db, {dir.file("all.jsonl")}, false);
   EXPECT_EQ(again.counts.added, 0);
   EXPECT_EQ(again.counts.already_present, 13);
   EXPECT_EQ(db.measurements().size(), 13u);
   // Importing a database's own export into it adds nothing either.
-  EXPECT_EQ(import_logs(source, {dir.file("all.jsonl")}, {}, false).counts.added, 0);
+  EXPECT_EQ(import_logs(source, {dir.file("all.jsonl")}, false).counts.added, 0);
   EXPECT_EQ(source.measurements().size(), 13u);
 }
 
 TEST_F(TransferTest, InvalidLineMeansNothingLandsUnlessSkipping) {
-  auto source = TuningDb::open(dir.file("a.db"), OpenMode::create);
+  auto source = TuningDb::open(dir.file("a.db"), OpenMode::create, opaque_keys());
   fill(source, kTarget, 1.0);
   std::string log = export_text(source, ExportSelection::best);
   write_file(dir.file("good.jsonl"), log);
   write_file(dir.file("bad.jsonl"), log + "{\"format\":\"qtune-log/1\"}\n");
 
-  auto db = TuningDb::open(dir.file("b.db"), OpenMode::create);
+  auto db = TuningDb::open(dir.file("b.db"), OpenMode::create, testing::test_validators());
   try {
-    import_logs(db, {dir.file("good.jsonl"), dir.file("bad.jsonl")}, testing::test_validators(), false);
+    import_logs(db, {dir.file("good.jsonl"), dir.file("bad.jsonl")}, false);
     FAIL() << "expected LogError";
   } catch (const LogError& e) {
     EXPECT_GE(e.problems().size(), 5u);  // workload, target, config, stats, error, timestamp, ...
@@ -154,7 +154,7 @@ TEST_F(TransferTest, InvalidLineMeansNothingLandsUnlessSkipping) {
   }
   EXPECT_TRUE(db.measurements().empty());
 
-  const auto report = import_logs(db, {dir.file("good.jsonl"), dir.file("bad.jsonl")}, {}, true);
+  const auto report = import_logs(db, {dir.file("good.jsonl"), dir.file("bad.jsonl")}, true);
   EXPECT_EQ(report.counts.added, 2);
   EXPECT_EQ(report.counts.already_present, 2);  // the good lines appear in both files
   EXPECT_EQ(report.skipped_lines, 1u);
@@ -163,12 +163,12 @@ TEST_F(TransferTest, InvalidLineMeansNothingLandsUnlessSkipping) {
 
 TEST_F(TransferTest, MergeKeepsTargetsApartAndIsIdempotent) {
   {
-    auto a = TuningDb::open(dir.file("a.db"), OpenMode::create);
+    auto a = TuningDb::open(dir.file("a.db"), OpenMode::create, opaque_keys());
     fill(a, kTarget, 1.0);
-    auto b = TuningDb::open(dir.file("b.db"), OpenMode::create);
+    auto b = TuningDb::open(dir.file("b.db"), OpenMode::create, opaque_keys());
     fill(b, kTarget2, 0.5);  // faster device: must not override the other target's best
   }
-  auto merged = TuningDb::open(dir.file("merged.db"), OpenMode::create);
+  auto merged = TuningDb::open(dir.file("merged.db"), OpenMode::create, opaque_keys());
   auto first = merged.merge_from(dir.file("a.db"));
   EXPECT_EQ(first.added, 13);
   EXPECT_EQ(first.sessions_added, 1);
@@ -182,8 +182,8 @@ TEST_F(TransferTest, MergeKeepsTargetsApartAndIsIdempotent) {
   EXPECT_EQ(merged.sessions().size(), 2u);
   EXPECT_EQ(merged.targets().size(), 2u);
 
-  auto a = TuningDb::open(dir.file("a.db"), OpenMode::read_only);
-  auto b = TuningDb::open(dir.file("b.db"), OpenMode::read_only);
+  auto a = TuningDb::open(dir.file("a.db"), OpenMode::read_only, opaque_keys());
+  auto b = TuningDb::open(dir.file("b.db"), OpenMode::read_only, opaque_keys());
   auto expected = best_map(a);
   for (const auto& entry : best_map(b)) expected.insert(entry);
   EXPECT_EQ(best_map(merged), expected);
@@ -195,8 +195,29 @@ TEST_F(TransferTest, MergeKeepsTargetsApartAndIsIdempotent) {
   for (const auto& m : merged.measurements()) EXPECT_EQ(m.source, MeasurementSource::measured);
 }
 
+// A merge copies what another qtune recorded, keys this build's validators reject included: they
+// describe the workloads they know, and nothing is lost for those they do not.
+TEST_F(TransferTest, MergeCopiesRowsWhoseKeysTheValidatorsReject) {
+  const std::string unknown_workload = "matmul:m=1;n=2;k=3";
+  const std::string unknown_target = "isa=riscv64";
+  {
+    auto other = TuningDb::open(dir.file("other.db"), OpenMode::create, opaque_keys());
+    fill(other, kTarget, 1.0);
+    other.add_measurement(correct(unknown_workload, unknown_target, config_key(8, 64), 500));
+  }
+  auto merged = TuningDb::open(dir.file("merged.db"), OpenMode::create, testing::test_validators());
+  EXPECT_EQ(merged.merge_from(dir.file("other.db")).added, 14);
+  MeasurementFilter of_unknown;
+  of_unknown.workload_key = unknown_workload;
+  ASSERT_EQ(merged.measurements(of_unknown).size(), 1u);
+  EXPECT_EQ(merged.measurements(of_unknown).front().target_key, unknown_target);
+  for (const auto& w : merged.workloads()) {
+    EXPECT_EQ(w.description, w.key == unknown_workload ? "" : "gemm test") << w.key;
+  }
+}
+
 TEST_F(TransferTest, MergeFromANonQtuneFileChangesNothing) {
-  auto merged = TuningDb::open(dir.file("merged.db"), OpenMode::create);
+  auto merged = TuningDb::open(dir.file("merged.db"), OpenMode::create, opaque_keys());
   fill(merged, kTarget, 1.0);
   testing::write_bytes(dir.file("junk.db"), "junk");
   EXPECT_THROW(merged.merge_from(dir.file("junk.db")), DbError);
@@ -214,7 +235,7 @@ namespace {
 // Lines that cannot even be read as JSON (a number beyond double, nesting past the limit) abort
 // nothing: without --skip-invalid they are reported with file and line, with it they are skipped.
 TEST_F(TransferTest, UnreadableLinesAreSkippedUnderSkipInvalid) {
-  auto source = TuningDb::open(dir.file("a.db"), OpenMode::create);
+  auto source = TuningDb::open(dir.file("a.db"), OpenMode::create, opaque_keys());
   fill(source, kTarget, 1.0);
   const std::string log = export_text(source, ExportSelection::best);
   std::string overflow = log.substr(0, log.find('\n'));
@@ -223,9 +244,9 @@ TEST_F(TransferTest, UnreadableLinesAreSkippedUnderSkipInvalid) {
   const std::string deep = "{\"settings\":" + std::string(60000, '[') + std::string(60000, ']') + "}";
   write_file(dir.file("mixed.jsonl"), overflow + "\n" + log + deep + "\n");
 
-  auto db = TuningDb::open(dir.file("b.db"), OpenMode::create);
+  auto db = TuningDb::open(dir.file("b.db"), OpenMode::create, testing::test_validators());
   try {
-    import_logs(db, {dir.file("mixed.jsonl")}, testing::test_validators(), false);
+    import_logs(db, {dir.file("mixed.jsonl")}, false);
     FAIL() << "expected LogError";
   } catch (const LogError& e) {
     ASSERT_EQ(e.problems().size(), 2u) << e.what();
@@ -234,7 +255,7 @@ TEST_F(TransferTest, UnreadableLinesAreSkippedUnderSkipInvalid) {
   }
   EXPECT_TRUE(db.measurements().empty());
 
-  const auto report = import_logs(db, {dir.file("mixed.jsonl")}, testing::test_validators(), true);
+  const auto report = import_logs(db, {dir.file("mixed.jsonl")}, true);
   EXPECT_EQ(report.counts.added, 2);
   EXPECT_EQ(report.skipped_lines, 2u);
 }

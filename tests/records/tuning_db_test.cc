@@ -25,29 +25,29 @@ class TuningDbTest : public ::testing::Test {
 
 TEST_F(TuningDbTest, CreatesANewDatabaseAndReopensIt) {
   {
-    auto db = TuningDb::open(path, OpenMode::create);
+    auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
     EXPECT_EQ(db.schema_version(), TuningDb::kSchemaVersion);
     db.add_measurement(correct(kWorkload, kTarget, config_key(8, 256), 1000));
   }
-  auto db = TuningDb::open(path, OpenMode::existing);
+  auto db = TuningDb::open(path, OpenMode::existing, opaque_keys());
   EXPECT_EQ(db.measurements().size(), 1u);
   EXPECT_EQ(db.integrity_check(), "ok");
 }
 
 TEST_F(TuningDbTest, MissingFileIsAnErrorUnlessCreating) {
   try {
-    TuningDb::open(path, OpenMode::existing);
+    TuningDb::open(path, OpenMode::existing, opaque_keys());
     FAIL() << "expected an error";
   } catch (const DbError& e) {
     EXPECT_EQ(e.kind(), DbError::Kind::not_found);
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
   }
-  EXPECT_THROW(TuningDb::open(path, OpenMode::read_only), DbError);
+  EXPECT_THROW(TuningDb::open(path, OpenMode::read_only, opaque_keys()), DbError);
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 TEST_F(TuningDbTest, BestIsTheFastestCorrectMeasurementAndErrorsNeverWin) {
-  auto db = TuningDb::open(path, OpenMode::create);
+  auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
   db.add_measurement(correct(kWorkload, kTarget, config_key(8, 256), 1500));
   db.add_measurement(correct(kWorkload, kTarget, config_key(4, 256), 900));
   db.add_measurement(correct(kWorkload, kTarget, config_key(8, 512), 1200));
@@ -71,7 +71,7 @@ TEST_F(TuningDbTest, BestIsTheFastestCorrectMeasurementAndErrorsNeverWin) {
 }
 
 TEST_F(TuningDbTest, OnlyErrorsMeansNoBest) {
-  auto db = TuningDb::open(path, OpenMode::create);
+  auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
   db.add_measurement(failed(kWorkload, kTarget, config_key(8, 256), "timeout"));
   EXPECT_FALSE(db.best(kWorkload, kTarget));
   EXPECT_TRUE(db.all_best().empty());
@@ -79,8 +79,7 @@ TEST_F(TuningDbTest, OnlyErrorsMeansNoBest) {
 }
 
 TEST_F(TuningDbTest, AllBestHasOneRowPerWorkloadAndTargetAndFilters) {
-  auto db = TuningDb::open(path, OpenMode::create);
-  db.set_validators(testing::test_validators());
+  auto db = TuningDb::open(path, OpenMode::create, testing::test_validators());
   for (int kc : {128, 256, 512}) {
     db.add_measurement(correct(kWorkload, kTarget, config_key(8, kc), 1000.0 - kc));
     db.add_measurement(correct(kWorkload2, kTarget, config_key(8, kc), 2000.0 + kc));
@@ -122,7 +121,7 @@ TEST_F(TuningDbTest, AllBestHasOneRowPerWorkloadAndTargetAndFilters) {
 }
 
 TEST_F(TuningDbTest, MeasurementsRoundTripEveryField) {
-  auto db = TuningDb::open(path, OpenMode::create);
+  auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
   auto record = correct(kWorkload, kTarget, config_key(8, 256), 1234.5, "2024-05-01T12:00:00.5Z");
   const auto id = db.add_measurement(record);
   const auto stored = db.measurements();
@@ -139,7 +138,7 @@ TEST_F(TuningDbTest, MeasurementsRoundTripEveryField) {
 }
 
 TEST_F(TuningDbTest, SameMeasurementTwiceIsStoredOnce) {
-  auto db = TuningDb::open(path, OpenMode::create);
+  auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
   const auto record = correct(kWorkload, kTarget, config_key(8, 256), 1000, "2024-05-01T12:00:00Z");
   const auto first = db.add_measurement(record);
   EXPECT_EQ(db.add_measurement(record), first);
@@ -152,7 +151,7 @@ TEST_F(TuningDbTest, SameMeasurementTwiceIsStoredOnce) {
 }
 
 TEST_F(TuningDbTest, RejectsInconsistentRecordsNamingTheField) {
-  auto db = TuningDb::open(path, OpenMode::create);
+  auto db = TuningDb::open(path, OpenMode::create, testing::test_validators());
   auto negative = correct(kWorkload, kTarget, config_key(8, 256), 1000);
   negative.stats->min_ns = -1;
   try {
@@ -167,7 +166,6 @@ TEST_F(TuningDbTest, RejectsInconsistentRecordsNamingTheField) {
   auto bad_time = correct(kWorkload, kTarget, config_key(8, 256), 1000, "yesterday");
   EXPECT_THROW(db.add_measurement(bad_time), std::invalid_argument);
 
-  db.set_validators(testing::test_validators());
   try {
     db.add_measurement(correct(kWorkload, kTarget, "isa=avx2;colour=blue", 1000));
     FAIL() << "expected invalid_argument";
@@ -181,7 +179,7 @@ TEST_F(TuningDbTest, RejectsInconsistentRecordsNamingTheField) {
 }
 
 TEST_F(TuningDbTest, SessionsRecordTheirTrialsInOrder) {
-  auto db = TuningDb::open(path, OpenMode::create);
+  auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
   SessionInfo info{"qtune tune --db tuning.db", "evolutionary", 42, kTarget, "0.1.0"};
   const auto session = db.begin_session(info);
   const double medians[] = {1500, 1700, 1200, 1300, 900};
@@ -222,7 +220,7 @@ TEST_F(TuningDbTest, SessionsRecordTheirTrialsInOrder) {
 }
 
 TEST_F(TuningDbTest, MeasuredConfigsAndTargetMeasurements) {
-  auto db = TuningDb::open(path, OpenMode::create);
+  auto db = TuningDb::open(path, OpenMode::create, opaque_keys());
   db.add_measurement(correct(kWorkload, kTarget, config_key(8, 256), 1000));
   db.add_measurement(failed(kWorkload, kTarget, config_key(4, 256), "invalid_config"));
   db.add_measurement(correct(kWorkload2, kTarget, config_key(8, 256), 1000));
@@ -238,8 +236,8 @@ TEST_F(TuningDbTest, MeasuredConfigsAndTargetMeasurements) {
 }
 
 TEST_F(TuningDbTest, ReadOnlyNeverWrites) {
-  TuningDb::open(path, OpenMode::create).add_measurement(correct(kWorkload, kTarget, config_key(8, 256), 1000));
-  auto db = TuningDb::open(path, OpenMode::read_only);
+  TuningDb::open(path, OpenMode::create, opaque_keys()).add_measurement(correct(kWorkload, kTarget, config_key(8, 256), 1000));
+  auto db = TuningDb::open(path, OpenMode::read_only, opaque_keys());
   EXPECT_TRUE(db.read_only());
   EXPECT_EQ(db.all_best().size(), 1u);
   EXPECT_THROW(db.add_measurement(correct(kWorkload, kTarget, config_key(4, 256), 900)), DbError);

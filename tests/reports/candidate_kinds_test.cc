@@ -29,7 +29,7 @@ TEST(CandidateKinds, KindOfAKey) {
 
 TEST(CandidateKinds, MarginOfTheWinnerOverTheBestOfTheOtherKind) {
   testing::ScratchDir dir;
-  auto db = records::TuningDb::open(dir.file("kinds.db"), records::OpenMode::create);
+  auto db = records::TuningDb::open(dir.file("kinds.db"), records::OpenMode::create, records::opaque_keys());
   testing::Recorder r(db);
   const auto session = r.session("random");
   const Workload w = testing::w1();
@@ -64,11 +64,11 @@ TEST(CandidateKinds, ReportsShowWhichKindWonEachLayer) {
   testing::ScratchDir dir;
   const std::string path = dir.file("tuning.db");
   {
-    auto db = records::TuningDb::open(path, records::OpenMode::create);
+    auto db = records::TuningDb::open(path, records::OpenMode::create, records::opaque_keys());
     testing::fill_test_database(db);  // w1's best: 800 ns (qtune's kernels)
     testing::Recorder(db).add(std::nullopt, testing::w1(), "algo=onednn;threads=1", 1000);
   }
-  const auto db = records::TuningDb::open(path, records::OpenMode::read_only);
+  const auto db = records::TuningDb::open(path, records::OpenMode::read_only, records::opaque_keys());
   ReportOptions options;
   options.target_key = testing::kTarget;
   const ReportData data = gather_report_data(db, options);

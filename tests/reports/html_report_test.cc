@@ -45,10 +45,10 @@ class HtmlReportTest : public ::testing::Test {
  protected:
   std::string render(ReportOptions options = {}) {
     {
-      auto db = records::TuningDb::open(path, records::OpenMode::create);
+      auto db = records::TuningDb::open(path, records::OpenMode::create, records::opaque_keys());
       if (db.measurements().empty()) testing::fill_test_database(db);
     }
-    const auto db = records::TuningDb::open(path, records::OpenMode::read_only);
+    const auto db = records::TuningDb::open(path, records::OpenMode::read_only, records::opaque_keys());
     options.target_key = testing::kTarget;
     return render_html(gather_report_data(db, options));
   }
@@ -175,7 +175,7 @@ TEST_F(HtmlReportTest, TableHasOneSortableRowPerLayer) {
 
 TEST_F(HtmlReportTest, HundredLayersScrollAndPage) {
   {
-    auto db = records::TuningDb::open(path, records::OpenMode::create);
+    auto db = records::TuningDb::open(path, records::OpenMode::create, records::opaque_keys());
     testing::Recorder r(db);
     const auto session = r.session("random");
     std::vector<records::MeasurementRecord> rows;

@@ -17,12 +17,12 @@ using testing::w3;
 class ReportDataTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = records::TuningDb::open(path, records::OpenMode::create);
+    auto db = records::TuningDb::open(path, records::OpenMode::create, records::opaque_keys());
     testing::fill_test_database(db);
   }
 
   ReportData gather(ReportOptions options = {}) {
-    const auto db = records::TuningDb::open(path, records::OpenMode::read_only);
+    const auto db = records::TuningDb::open(path, records::OpenMode::read_only, records::opaque_keys());
     return gather_report_data(db, options);
   }
 
@@ -124,7 +124,7 @@ TEST_F(ReportDataTest, RunTimingsCarryTheirCacheStateAndVerdicts) {
 // cache reads as not recorded; a disturbed timing marks its layer.
 TEST_F(ReportDataTest, RunsWithoutQuartilesHaveNoVerdict) {
   {
-    auto db = records::TuningDb::open(path, records::OpenMode::existing);
+    auto db = records::TuningDb::open(path, records::OpenMode::existing, records::opaque_keys());
     records::NetworkRunRecord row;
     row.run_uid = "run-2";
     row.target_key = testing::kTarget;
@@ -288,8 +288,8 @@ TEST_F(ReportDataTest, TargetChoiceAndBadChoicesNameWhatExists) {
 
 TEST_F(ReportDataTest, EmptyDatabaseIsAClearError) {
   const std::string empty = dir.file("empty.db");
-  { records::TuningDb::open(empty, records::OpenMode::create); }
-  const auto db = records::TuningDb::open(empty, records::OpenMode::read_only);
+  { records::TuningDb::open(empty, records::OpenMode::create, records::opaque_keys()); }
+  const auto db = records::TuningDb::open(empty, records::OpenMode::read_only, records::opaque_keys());
   try {
     gather_report_data(db, {});
     FAIL() << "expected an error";

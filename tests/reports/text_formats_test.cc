@@ -57,10 +57,10 @@ class TextFormatsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     {
-      auto db = records::TuningDb::open(path, records::OpenMode::create);
+      auto db = records::TuningDb::open(path, records::OpenMode::create, records::opaque_keys());
       testing::fill_test_database(db);
     }
-    const auto db = records::TuningDb::open(path, records::OpenMode::read_only);
+    const auto db = records::TuningDb::open(path, records::OpenMode::read_only, records::opaque_keys());
     ReportOptions options;
     options.target_key = testing::kTarget;
     options.workloads = testing::test_network();

@@ -78,8 +78,7 @@ TEST_F(OlderKeysTest, DatabaseLoadsAndItsLayersRun) {
 // configuration are one configuration: imported, read back and selected as such.
 TEST_F(OlderKeysTest, OlderKeysReadInTodaysSpelling) {
   const auto validators = search_space_validators();
-  auto db = records::TuningDb::open(copy_of_older_keys_database(dir.path()), records::OpenMode::existing);
-  db.set_validators(validators);
+  auto db = records::TuningDb::open(copy_of_older_keys_database(dir.path()), records::OpenMode::existing, validators);
   for (const auto& m : db.measurements()) {
     EXPECT_EQ(full_space(Workload::parse_key(m.workload_key).op).parse(m.config_key).key(), m.config_key);
     EXPECT_NE(m.config_key.find(";threads=1"), std::string::npos) << m.config_key;
@@ -93,10 +92,9 @@ TEST_F(OlderKeysTest, OlderKeysReadInTodaysSpelling) {
   db.add_measurement(measurement(gemm_key, target_key, today, 1e9));
   EXPECT_EQ(db.best(gemm_key, target_key)->measurement.config_key, today);
 
-  auto fresh = records::TuningDb::open(dir.file("fresh.db"), records::OpenMode::create);
-  const auto report = records::import_logs(fresh, {older_keys_fixture("older.jsonl").string()}, validators, false);
+  auto fresh = records::TuningDb::open(dir.file("fresh.db"), records::OpenMode::create, validators);
+  const auto report = records::import_logs(fresh, {older_keys_fixture("older.jsonl").string()}, false);
   EXPECT_EQ(report.counts.added, 13);
-  fresh.set_validators(validators);
   EXPECT_EQ(fresh.best(gemm_key, target_key)->measurement.config_key, today);
 }
 

@@ -129,7 +129,7 @@ inline void write_log(const std::string& path, const std::vector<records::Measur
 }
 
 inline void write_database(const std::string& path, const std::vector<records::MeasurementRecord>& lines) {
-  auto db = records::TuningDb::open(path, records::OpenMode::create);
+  auto db = records::TuningDb::open(path, records::OpenMode::create, records::opaque_keys());
   for (const auto& r : lines) db.add_measurement(r);
 }
 

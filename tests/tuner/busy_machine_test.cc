@@ -90,7 +90,7 @@ TEST(BusyMachine, SessionReportsTheDisturbance) {
     CpuHog hog(cpu);
     ASSERT_TRUE(hog.started());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the hog is running
-    auto db = records::TuningDb::open((dir / "busy.db").string(), records::OpenMode::create);
+    auto db = records::TuningDb::open((dir / "busy.db").string(), records::OpenMode::create, records::opaque_keys());
     Workload w;
     w.op = OpKind::gemm;
     w.m = w.n = w.k = 64;

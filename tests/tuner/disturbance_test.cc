@@ -148,7 +148,7 @@ class DisturbedSession : public ::testing::Test {
 };
 
 TEST_F(DisturbedSession, CountsStoresAndReportsTheDisturbance) {
-  auto db = records::TuningDb::open((dir / "t.db").string(), records::OpenMode::create);
+  auto db = records::TuningDb::open((dir / "t.db").string(), records::OpenMode::create, records::opaque_keys());
   WaitingMeasurer m;
   // Calls 3 and 4 (a measurement and its first retry) disturbed, its second retry (call 5) quiet;
   // calls 10 to 12 (a measurement and both its retries) disturbed: kept disturbed.
@@ -174,7 +174,7 @@ TEST_F(DisturbedSession, CountsStoresAndReportsTheDisturbance) {
 }
 
 TEST_F(DisturbedSession, AMachineBusyThroughoutStopsTheRetries) {
-  auto db = records::TuningDb::open((dir / "busy.db").string(), records::OpenMode::create);
+  auto db = records::TuningDb::open((dir / "busy.db").string(), records::OpenMode::create, records::opaque_keys());
   WaitingMeasurer m;
   m.share = [](std::size_t) { return 0.6; };
   SessionOptions options;

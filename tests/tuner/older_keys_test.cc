@@ -26,7 +26,7 @@ void expect_session_resumes(const std::string& folder, const Workload& layer_wor
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   {
-    auto db = records::TuningDb::open(testing::copy_of_older_keys_database(dir, folder), records::OpenMode::existing);
+    auto db = records::TuningDb::open(testing::copy_of_older_keys_database(dir, folder), records::OpenMode::existing, records::opaque_keys());
     const std::string target_key = db.targets().at(0).key;
     // What the older qtune measured for the layer, in today's spelling.
     records::MeasurementFilter filter;

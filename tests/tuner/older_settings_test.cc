@@ -37,7 +37,7 @@ TEST(OlderSettings, DatabaseMeasurementsReadAsWarmAndUnchecked) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   {
-    auto db = records::TuningDb::open(testing::copy_of_older_keys_database(dir), records::OpenMode::existing);
+    auto db = records::TuningDb::open(testing::copy_of_older_keys_database(dir), records::OpenMode::existing, records::opaque_keys());
     expect_warm_and_unchecked(db.measurements({}));
   }
   std::filesystem::remove_all(dir);

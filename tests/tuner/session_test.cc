@@ -37,7 +37,7 @@ class SessionTest : public ::testing::Test {
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
-  records::TuningDb open_db() { return records::TuningDb::open((dir_ / "tuning.db").string(), records::OpenMode::create); }
+  records::TuningDb open_db() { return records::TuningDb::open((dir_ / "tuning.db").string(), records::OpenMode::create, records::opaque_keys()); }
 
   SessionOptions options(std::size_t trials, StrategyKind strategy = StrategyKind::random) {
     SessionOptions o;

@@ -52,7 +52,7 @@ std::vector<Layer> merge_identical_layers(const std::vector<Layer>& layers) {
   return merged;
 }
 
-TuningSession::TuningSession(std::vector<Layer> layers, records::TuningDb& db, Measurer& measurer,
+TuningSession::TuningSession(std::vector<Layer> layers, records::RecordStore& db, Measurer& measurer,
                              SessionOptions options, Target target, const CpuFeatures& cpu)
     : db_(db), measurer_(measurer), options_(std::move(options)), target_(std::move(target)), cpu_(cpu) {
   if (layers.empty()) throw std::invalid_argument("tuning session: no layers to tune");
@@ -86,7 +86,7 @@ void take_best_and_default(LayerStatus& layer, const TrialHistory& history) {
 }
 
 // What the database knows for a target, as the transfer needs it (same operator only).
-std::vector<PriorMeasurement> load_priors(const records::TuningDb& db, const std::string& target_key, OpKind op) {
+std::vector<PriorMeasurement> load_priors(const records::TuningRecords& db, const std::string& target_key, OpKind op) {
   records::MeasurementFilter filter;
   filter.target_key = target_key;
   filter.op = std::string(to_string(op));

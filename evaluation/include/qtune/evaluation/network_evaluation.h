@@ -13,7 +13,7 @@
 
 #include "qtune/evaluation/layer_evaluation.h"
 #include "qtune/records/network_runs.h"
-#include "qtune/records/tuning_db.h"
+#include "qtune/records/tuning_records.h"
 #include "qtune/runtime/runtime.h"
 #include "qtune/search_space/workload.h"
 
@@ -24,7 +24,7 @@ struct NetworkEvaluationOptions {
   CacheState cache = CacheState::warm;
   // The tuning database the runtime's configurations came from, or null: each layer's kind margin
   // and recorded default/tuned ratio are read from it, for the runtime's target.
-  const records::TuningDb* database = nullptr;
+  const records::TuningRecords* database = nullptr;
   // The network's name in the stored timings (records::NetworkRunRecord::network).
   std::string network_name;
   // Called after each layer, in order, with its index and result: a progress printer, or a peer

@@ -1,6 +1,7 @@
-// How records checks keys without knowing kernels: the caller (the CLI, from search_space)
-// injects validators. Each throws an exception whose what() says why the key is bad. Empty
-// validators accept any non-empty key as it is.
+// How records checks keys without knowing kernels: whoever opens a database or a log gives the
+// validators (qtune's own: runtime/key_validators.h, from search_space). Each throws an exception
+// whose what() says why the key is bad. Empty validators (opaque_keys) accept any non-empty key as
+// it is.
 #pragma once
 
 #include <functional>
@@ -21,6 +22,11 @@ struct KeyValidators {
   // configuration has one identity across qtune versions.
   std::function<std::string(const std::string& workload_key, const std::string& config_key)> config;
 };
+
+// Validators that accept any non-empty key as it is and describe it from the key alone: for rows
+// copied exactly as they were recorded (the source of a merge) and for data whose keys are not
+// search_space's (the tests of records itself).
+inline KeyValidators opaque_keys() { return {}; }
 
 // The summary records can give without validators: op = text before ':' of the key.
 WorkloadSummary default_workload_summary(const std::string& key);

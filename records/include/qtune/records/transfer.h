@@ -10,6 +10,7 @@
 #include "qtune/records/best_selection.h"
 #include "qtune/records/log_format.h"
 #include "qtune/records/tuning_db.h"
+#include "qtune/records/tuning_records.h"
 
 namespace qtune::records {
 
@@ -35,10 +36,10 @@ CheckedLogs read_logs_for_import(const std::vector<std::string>& paths, const Ke
 // Adds the checked lines in one transaction.
 ImportReport import_checked_logs(TuningDb& db, CheckedLogs logs);
 
-// Both: reads every file first; if any line is invalid and !skip_invalid, throws LogError listing
-// every problem and adds nothing. Otherwise all valid lines land in one transaction.
-ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, const KeyValidators& validators,
-                         bool skip_invalid);
+// Both, the lines checked with the database's validators: reads every file first; if any line is
+// invalid and !skip_invalid, throws LogError listing every problem and adds nothing. Otherwise all
+// valid lines land in one transaction.
+ImportReport import_logs(TuningDb& db, const std::vector<std::string>& paths, bool skip_invalid);
 
 enum class ExportSelection { best, all };
 
@@ -47,7 +48,7 @@ enum class ExportSelection { best, all };
 // ("qtune") for the same workload and target, which a runtime without that library runs
 // (Runtime::from_log); a reader that keeps one line per workload still finds the best by time.
 // Returns the number of lines written.
-std::size_t export_log(const TuningDb& db, std::ostream& out, ExportSelection selection,
+std::size_t export_log(const TuningRecords& records, std::ostream& out, ExportSelection selection,
                        const std::optional<std::string>& target_key, const CandidateKindFn& kind = {});
 
 }  // namespace qtune::records

@@ -11,6 +11,10 @@
 // Opening never modifies a file that is not a qtune database of this or an older schema version:
 // it is checked read-only first (identity, version, integrity) and new databases are built in a
 // temporary file and linked into place atomically.
+//
+// A TuningDb is the RecordStore of tuning sessions and the TuningRecords of the runtime
+// (record_store.h); the rest of its API serves the commands that manage databases (merge, import,
+// export, query, report).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +26,7 @@
 #include "qtune/records/errors.h"
 #include "qtune/records/key_validators.h"
 #include "qtune/records/measurement.h"
+#include "qtune/records/record_store.h"
 
 namespace qtune::records {
 
@@ -39,54 +44,56 @@ struct TransferCounts {
   std::int64_t sessions_added = 0;  // merges only
 };
 
-class TuningDb {
+class TuningDb final : public RecordStore {
  public:
   static constexpr int kSchemaVersion = 3;  // = schema::latest_version()
 
-  static TuningDb open(const std::string& path, OpenMode mode);
+  // The validators are part of opening, so that no database is ever used without them:
+  // add_measurement checks keys and describes new workloads/targets with them, and the readers
+  // (measurements, best, all_best) give configuration keys in this build's spelling with them (a
+  // row written before a knob existed reads with the knob's default). qtune's commands and runtime
+  // pass search_space's (runtime/key_validators.h); opaque_keys() reads and copies keys as stored.
+  static TuningDb open(const std::string& path, OpenMode mode, KeyValidators validators);
 
   TuningDb(TuningDb&&) noexcept;
   TuningDb& operator=(TuningDb&&) noexcept;
-  ~TuningDb();
+  ~TuningDb() override;
 
   const std::string& path() const;
   bool read_only() const;
   int schema_version() const;
 
-  // Validators used by add_measurement to check keys and to describe new workloads/targets, and
-  // by the readers (measurements, best, all_best) to give configuration keys in this build's
-  // spelling: a row written before a knob existed reads with the knob's default.
-  void set_validators(KeyValidators validators);
+  // The validators it was opened with.
   const KeyValidators& validators() const;
 
   // --- writing -------------------------------------------------------------------------------
   // Also marks the sessions of killed processes 'interrupted' when no other session process is
   // alive (src/session_lock.h); this object then counts as alive until it is destroyed.
-  std::int64_t begin_session(const SessionInfo& info);
-  void end_session(std::int64_t session_id, SessionStatus status);
+  std::int64_t begin_session(const SessionInfo& info) override;
+  void end_session(std::int64_t session_id, SessionStatus status) override;
 
   // Commits one measurement and returns its id. Fills an empty timestamp with now. An identical
   // measurement (same keys, timestamp and results) already present is not stored twice: its id
   // is returned. std::invalid_argument when the record is inconsistent (see check_record).
-  std::int64_t add_measurement(const MeasurementRecord& record);
+  std::int64_t add_measurement(const MeasurementRecord& record) override;
 
   // Adds all records in one transaction (all or nothing), each keeping its own source; records
   // already present (same keys, timestamp and results) are counted, not duplicated.
   TransferCounts add_measurements(const std::vector<MeasurementRecord>& records);
 
   // Merges every session and measurement of another qtune database (opened read-only) in one
-  // transaction. Idempotent: merging the same file again adds nothing.
+  // transaction, keys copied as they were recorded there. Idempotent: merging the same file again
+  // adds nothing.
   TransferCounts merge_from(const std::string& other_path);
 
   // --- reading -------------------------------------------------------------------------------
-  // The pair's best configuration (best_selection.h: the least median over its correct
-  // measurements); errors are never best.
-  std::optional<BestRecord> best(const std::string& workload_key, const std::string& target_key) const;
+  // best() (tuning_records.h) is the pair's best configuration (best_selection.h: the least median
+  // over its correct measurements); errors are never best.
   // Best per (workload, target) among the measurements matching the filter, ordered by workload
   // key then target key.
-  std::vector<BestRecord> all_best(const MeasurementFilter& filter = {}) const;
+  std::vector<BestRecord> all_best(const MeasurementFilter& filter = {}) const override;
   // Matching measurements in insertion order (for one target: transfer learning across shapes).
-  std::vector<MeasurementRecord> measurements(const MeasurementFilter& filter = {}) const;
+  std::vector<MeasurementRecord> measurements(const MeasurementFilter& filter = {}) const override;
   // These two (and MeasurementFilter::config_key) compare configuration keys as stored: a row
   // written before a knob existed matches only its older spelling.
   bool has_measured(const std::string& workload_key, const std::string& target_key,

@@ -73,7 +73,7 @@ class Runtime {
   static Runtime from_entries(const std::vector<TunedConfig>& entries, RuntimeOptions options = {});
   // A tuning database (opened read-only; records::DbError when it is not one or is damaged).
   static Runtime from_database(const std::string& path, RuntimeOptions options = {});
-  // A JSON-lines log (records::read_log_file); the fastest correct line per workload and target
+  // A JSON-lines log (records::TuningLog); the fastest correct line per workload and target
   // wins. std::runtime_error listing the problems when a line is invalid or the file unreadable.
   static Runtime from_log(const std::string& path, RuntimeOptions options = {});
   // Either of the two, told apart by the file's first bytes (the SQLite header).

@@ -22,7 +22,7 @@
 
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/measure/measure.h"
-#include "qtune/records/tuning_db.h"
+#include "qtune/records/record_store.h"
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/workload.h"
 #include "qtune/tuner/disturbance.h"
@@ -105,7 +105,7 @@ class SessionObserver {
 class TuningSession {
  public:
   // Throws std::invalid_argument for an empty layer list or an invalid workload.
-  TuningSession(std::vector<Layer> layers, records::TuningDb& db, Measurer& measurer, SessionOptions options,
+  TuningSession(std::vector<Layer> layers, records::RecordStore& db, Measurer& measurer, SessionOptions options,
                 Target target = current_target(), const CpuFeatures& cpu = cpu_features());
 
   // Tunes until every layer is finished, a budget is spent, or `stop` becomes true (checked before
@@ -117,7 +117,7 @@ class TuningSession {
 
  private:
   std::vector<LayerStatus> layers_;
-  records::TuningDb& db_;
+  records::RecordStore& db_;
   Measurer& measurer_;
   SessionOptions options_;
   Target target_;
