@@ -7,6 +7,17 @@
 // runs on the last K block. With separate requantization the last block writes int32 C into a dense
 // buffer and the standalone requantize kernel turns the task's block into u8/s8.
 //
+// A task (run_task) is a short sequence of steps, chosen by the engine's plan (gemm_task_plan.h:
+// made once, per layout of A) and by what only the task knows (its rows, start_task):
+//   start_task               its block of C, its rows (GemmASource::prepare_task), its scratch
+//   point_at_rows_in_place   A in place: a row pointer per row of the task
+//   make_row_terms           a weight zero point, A in place over several K blocks: every row's
+//                            term before the tiles (in one K block run_tiles makes them by groups)
+//   start_rows_at_live_spans live segments: each M panel's rows at its span's first segment
+//   per K block: a_at_k_block  the task's A at the block: packed (pack_a_block) or rows in place
+//                run_tiles     the loops over the NR panels of B and the MR panels of A
+//   requantize_task_block    separate requantization; then GemmASource::finish_task
+//
 // Threads: tasks are (M block, N block) pairs run by the persistent pool, each thread a contiguous
 // run of them before it helps the others. On several threads they are numbered N-major, so that
 // where the blocking splits both sides each thread takes its own N blocks (its part of the packed
@@ -31,6 +42,7 @@
 #include <vector>
 
 #include "gemm/gemm_pack.h"
+#include "gemm/gemm_task_plan.h"
 #include "gemm/row_term_scaling.h"
 #include "dispatch/isa_table.h"
 #include "platform/strided_rows.h"
@@ -58,7 +70,7 @@ struct Scratch {
   std::vector<std::int32_t> result;  // separate requantization: the block's int32 C, dense columns
   std::vector<std::int32_t> row_terms;
   std::vector<const std::uint8_t*> rows;
-  std::vector<const std::uint8_t*> panel_rows;  // in place: one M panel's row pointers at a K block
+  std::vector<const std::uint8_t*> block_rows;  // in place: the task's row pointers at a later K block
   std::vector<const std::uint8_t*> segment_rows;  // segmented A: the task's rows at one segment
   // Segmented A with live segments: each M panel's span of them, and its rows at the span's start.
   std::vector<GemmASource::SegmentRange> panel_spans;
@@ -68,6 +80,54 @@ struct Scratch {
 Scratch& thread_scratch() {
   thread_local Scratch scratch;
   return scratch;
+}
+
+// One task: its block of C, rows [m0, m0 + rows) x columns [n0, n0 + cols), and what its steps
+// share, decided when it starts (GemmEngine::State::start_task).
+struct Task {
+  const GemmTaskPlan* plan = nullptr;
+  GemmASource a;  // with the task's own rows where the source makes them (prepare_task)
+  std::size_t tn = 0;  // the N block (its requantization plan where the requantization is separate)
+  std::size_t m0 = 0, rows = 0, n0 = 0, cols = 0, m_panels = 0, n_panels = 0;
+  // Row terms given by the source (A in place) are copied over every row that is read (the
+  // microkernels read only the valid rows of a panel); summed ones accumulate from 0.
+  bool row_terms_given = false;
+  bool sums_rows_ahead = false;        // the tiles of the first column panel make each group's terms
+  std::int32_t* row_terms = nullptr;   // what the tiles add: null without, or where the tiles sum rows
+  GemmUkernelFn kernel = nullptr;
+  // Live segments (GemmASource::live_segments): each M panel's span, or null where every panel
+  // runs every segment.
+  const GemmASource::SegmentRange* panel_spans = nullptr;
+  std::int32_t* partial = nullptr;  // several K blocks: the accumulators between them
+  std::size_t partial_stride = 0;
+  // Where the tiles write, tile (mp, np) at out + (mp * mr * out_ld + np * nr) * out_elem: C, or the
+  // int32 buffer of separate requantization.
+  std::uint8_t* out = nullptr;
+  std::size_t out_ld = 0, out_elem = 0;
+};
+
+// The task's A at one K block, as its microkernels read it: row pointers (in place, m_panels * mr
+// of them) or packed panels (of a_panel_bytes each).
+struct KBlock {
+  std::size_t g0 = 0, groups = 0, k_bytes = 0;
+  bool first = true, last = true;
+  const std::uint8_t* const* a_rows = nullptr;
+  const std::uint8_t* a_packed = nullptr;
+  std::size_t a_panel_bytes = 0;
+};
+
+// The M panels one microkernel call at panel mp runs: up to panels_per_call, those with mp's span of
+// live segments where panels have spans.
+std::size_t panels_in_call(const Task& t, std::size_t mp) {
+  const std::size_t limit = std::min(t.plan->panels_per_call, t.m_panels - mp);
+  if (t.panel_spans == nullptr) return limit;
+  const GemmASource::SegmentRange span = t.panel_spans[mp];
+  std::size_t panels = 1;
+  while (panels < limit && t.panel_spans[mp + panels].first == span.first &&
+         t.panel_spans[mp + panels].end == span.end) {
+    ++panels;
+  }
+  return panels;
 }
 
 // The requantization parameters of channels [first, first + count).
@@ -109,14 +169,30 @@ struct GemmEngine::State {
   bool zb_uniform = false;
   std::int32_t zb_all = 0;
   bool fold_centred_origin = false;  // the column terms hold X0 less (centred_origin_foldable)
-  bool separate = false;  // u8/s8 output through the int32 buffer and the requantize kernel
   std::uint8_t flip = 0;
   UkernelOutput output = UkernelOutput::s32;
   std::optional<RequantPlan> plan;
   RequantConstants plan_constants;        // what the microkernels read of `plan`
   std::vector<RequantPlan> block_plans;  // separate + per-channel: the plan of each N block
+  // How a task runs (gemm_task_plan.h), for A given as rows (dense or an indirection table) and
+  // for A given as segmented rows.
+  GemmTaskPlan rows_plan, segments_plan;
 
-  void run_task(const GemmASource& a, std::size_t task, std::uint8_t* c, std::size_t ldc) const;
+  // One task, in the steps below (see the top of this file).
+  void run_task(const GemmTaskPlan& task_plan, const GemmASource& a, std::size_t task, std::uint8_t* c,
+                std::size_t ldc) const;
+  Task start_task(const GemmTaskPlan& task_plan, const GemmASource& source, std::size_t task, std::uint8_t* c,
+                  std::size_t ldc, Scratch& s) const;
+  const GemmASource::SegmentRange* live_panel_spans(const Task& t, Scratch& s) const;
+  void point_at_rows_in_place(const Task& t, Scratch& s) const;
+  void make_row_terms(const Task& t, std::size_t first, std::size_t count, Scratch& s) const;
+  void start_rows_at_live_spans(const Task& t, Scratch& s) const;
+  KBlock a_at_k_block(const Task& t, std::size_t kb, Scratch& s) const;
+  const std::uint8_t* const* rows_in_place_at(const Task& t, const KBlock& b, std::size_t offset, Scratch& s) const;
+  const std::uint8_t* pack_a_block(const Task& t, const KBlock& b, std::size_t k0, Scratch& s) const;
+  void run_tiles(const Task& t, const KBlock& b, Scratch& s) const;
+  void requantize_task_block(const Task& t, std::uint8_t* c, std::size_t ldc, const Scratch& s) const;
+
   void gather_rows(const GemmASource& a, std::size_t m0, std::size_t row_count, std::size_t k0,
                    std::size_t k_bytes, Scratch& s) const;
   void requantize_block(const RequantPlan& block_plan, const std::int32_t* acc, std::size_t rows,
@@ -206,24 +282,28 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
   s.tasks_m = ceil_div(s.m, s.mc);
   s.tasks_n = ceil_div(s.n, s.nc);
 
+  s.rows_plan = plan_gemm_task(*s.uk, problem, config, s.kc_groups, s.nc, /*segmented=*/false);
+  s.segments_plan = plan_gemm_task(*s.uk, problem, config, s.kc_groups, s.nc, /*segmented=*/true);
+
   s.zb_nonzero = problem.b_zero_point_nonzero();
   s.zb_uniform = problem.b_zero_points.size() == 1;
   s.zb_all = problem.b_zero_points.front();
   s.flip = packed_a_flip(*s.uk, problem);
-  s.separate = problem.out_type != DType::s32 && !config.fuse_requant;
-  s.output = problem.out_type == DType::s32 || s.separate ? UkernelOutput::s32
+  // u8/s8 output through the task's int32 buffer and the requantize kernel.
+  const bool separate = s.rows_plan.epilogue == GemmTaskPlan::Epilogue::separate;
+  s.output = problem.out_type == DType::s32 || separate ? UkernelOutput::s32
              : problem.out_type == DType::u8              ? UkernelOutput::u8
                                                           : UkernelOutput::s8;
   if (problem.out_type != DType::s32) {
     const FloatForms forms = float_forms(config.isa);
     s.plan = RequantPlan::make(problem.requant, forms);
-    if (s.plan->mode == kFp32Centred && !s.separate && s.uk->folds_centred_origin) {
+    if (s.plan->mode == kFp32Centred && !separate && s.uk->folds_centred_origin) {
       s.fold_centred_origin = centred_origin_foldable(*s.plan, max_abs_accumulator(problem, bias));
       // Where folding is not exact, no centred form: the microkernel has no other.
       if (!s.fold_centred_origin) s.plan = RequantPlan::make(problem.requant, FloatForms::round_to_nearest);
     }
     s.plan_constants = s.plan->constants();
-    if (s.separate && problem.requant.per_channel()) {
+    if (separate && problem.requant.per_channel()) {
       for (std::size_t t = 0; t < s.tasks_n; ++t) {
         const std::size_t first = t * s.nc;
         s.block_plans.push_back(
@@ -310,8 +390,10 @@ void GemmEngine::run(const GemmASource& a, void* c, std::size_t ldc) const {
     if (a.lda < s.k) throw std::invalid_argument("gemm: lda " + std::to_string(a.lda) + " < k " + std::to_string(s.k));
   }
   auto* c_bytes = static_cast<std::uint8_t*>(c);
-  ThreadPool::global().parallel_for(s.tasks_m * s.tasks_n, s.config.threads,
-                                    [&](std::size_t task, int) { s.run_task(a, task, c_bytes, ldc); });
+  const GemmTaskPlan& task_plan = a.is_segmented() ? s.segments_plan : s.rows_plan;
+  ThreadPool::global().parallel_for(s.tasks_m * s.tasks_n, s.config.threads, [&](std::size_t task, int) {
+    s.run_task(task_plan, a, task, c_bytes, ldc);
+  });
 }
 
 bool tile_row_sums_pay(std::size_t k, std::size_t n_panels) {
@@ -375,216 +457,257 @@ void GemmEngine::State::requantize_block(const RequantPlan& block_plan, const st
   requantize_rows_scalar(constants, out_type, acc, rows, cols, acc_stride, out, ldc);
 }
 
-void GemmEngine::State::run_task(const GemmASource& source, std::size_t task, std::uint8_t* c, std::size_t ldc) const {
+void GemmEngine::State::run_task(const GemmTaskPlan& task_plan, const GemmASource& source, std::size_t task,
+                                 std::uint8_t* c, std::size_t ldc) const {
   Scratch& s = thread_scratch();
-  // On several threads the tasks are N-major (see the top of this file); on one, M-major.
-  const bool n_major = config.threads > 1;
-  const std::size_t tm = n_major ? task % tasks_m : task / tasks_n, tn = n_major ? task / tasks_m : task % tasks_n;
-  const std::size_t m0 = tm * mc, rows_m = std::min(mc, m - m0);
-  // The task's own layout of its rows where the source makes one (GemmASource::prepare_task).
-  GemmASource prepared;
-  if (source.prepare_task != nullptr) {
-    const GemmASource::TaskRows rows = source.prepare_task(source.task_context, m0, m0 + rows_m);
-    prepared = source;
-    prepared.a = rows.base;
-    if (rows.row_terms != nullptr) prepared.row_terms = rows.row_terms;
-  }
-  const GemmASource& a = source.prepare_task != nullptr ? prepared : source;
-  const std::size_t n0 = tn * nc, cols_n = std::min(nc, n - n0);
-  const std::size_t m_panels = ceil_div(rows_m, mr), n_panels = ceil_div(cols_n, nr);
-  const std::size_t out_elem = problem.out_type == DType::s32 ? 4 : 1;
-  // Segmented A (kernel rows read in place) whose microkernel walks the segments itself: one call
-  // covers every K block (segment), so the accumulators never leave the registers.
-  const bool segments_in_kernel = a.is_segmented() && uk->fn_segments != nullptr;
-  const std::size_t blocks = segments_in_kernel ? 1 : k_blocks;
-  const std::size_t block_groups = segments_in_kernel ? k_groups_total : kc_groups;
-  const std::size_t segment_bytes = kc_groups * kr;
-  const bool use_partial = blocks > 1;
-  const std::size_t partial_stride = n_panels * nr_stride;
-  if (use_partial) s.partial.resize(m_panels * mr * partial_stride);
-  if (separate) s.result.resize(rows_m * cols_n);
-  const bool in_place = !config.pack_a;
-  // Row terms given by the caller are copied over every row that is read (the microkernels read
-  // only the valid rows of a panel); summed ones accumulate from 0.
-  const bool copies_row_terms = in_place && a.row_terms != nullptr;
-  // Dense rows of one K block whose microkernel sums them as it reads them (fn_row_sums), where
-  // that pays (tile_row_sums_pay).
-  const bool tile_sums_rows = in_place && zb_nonzero && blocks == 1 && !a.is_segmented() && !copies_row_terms &&
-                              uk->fn_row_sums != nullptr && tile_row_sums_pay(k, n_panels);
-  const bool row_terms_apart = zb_nonzero && !tile_sums_rows;
-  if (row_terms_apart && copies_row_terms) s.row_terms.resize(m_panels * mr);
-  if (row_terms_apart && !copies_row_terms) s.row_terms.assign(m_panels * mr, 0);
-  s.rows.resize(std::max(mr, m_panels * mr));
+  const Task t = start_task(task_plan, source, task, c, ldc, s);
+  if (task_plan.a_panels != GemmTaskPlan::APanels::packed) point_at_rows_in_place(t, s);
+  if (task_plan.row_terms == GemmTaskPlan::RowTerms::before_tiles) make_row_terms(t, 0, t.rows, s);
+  if (t.panel_spans != nullptr) start_rows_at_live_spans(t, s);
+  for (std::size_t kb = 0; kb < task_plan.k_blocks; ++kb) run_tiles(t, a_at_k_block(t, kb, s), s);
+  if (task_plan.epilogue == GemmTaskPlan::Epilogue::separate) requantize_task_block(t, c, ldc, s);
+  if (t.a.finish_task != nullptr) t.a.finish_task(t.a.task_context, t.m0, t.m0 + t.rows, t.n0, t.n0 + t.cols);
+}
 
-  if (in_place) {
-    // Row pointers for every M panel at k = 0; rows past M repeat the last valid row.
-    // (Two loops without a min per row: this table is as long as the layer's M, 12544 rows for
-    // MobileNetV2's first 1x1 layers, where the loop with the min took a visible share of the
-    // layer: docs/measurements.md, "GEMM driver".)
-    if (a.is_segmented()) {
-      fill_offset_rows(s.rows.data(), static_cast<const std::uint8_t*>(a.a), a.row_offsets + m0, rows_m);
-    } else {
-      fill_strided_rows(s.rows.data(), static_cast<const std::uint8_t*>(a.a) + m0 * a.lda, a.lda, rows_m);
-    }
-    for (std::size_t i = rows_m; i < m_panels * mr; ++i) s.rows[i] = s.rows[rows_m - 1];
+// The task's block of C, its rows, how it makes their row terms, and where its tiles write.
+Task GemmEngine::State::start_task(const GemmTaskPlan& task_plan, const GemmASource& source, std::size_t task,
+                                   std::uint8_t* c, std::size_t ldc, Scratch& s) const {
+  Task t;
+  t.plan = &task_plan;
+  // Its block. On several threads the tasks are N-major (see the top of this file); on one, M-major.
+  const bool n_major = config.threads > 1;
+  const std::size_t tm = n_major ? task % tasks_m : task / tasks_n;
+  t.tn = n_major ? task / tasks_m : task % tasks_n;
+  t.m0 = tm * mc;
+  t.rows = std::min(mc, m - t.m0);
+  t.n0 = t.tn * nc;
+  t.cols = std::min(nc, n - t.n0);
+  t.m_panels = ceil_div(t.rows, mr);
+  t.n_panels = ceil_div(t.cols, nr);
+  // Its rows: the source's, or the task's own layout of them where the source makes one.
+  t.a = source;
+  if (source.prepare_task != nullptr) {
+    const GemmASource::TaskRows rows = source.prepare_task(source.task_context, t.m0, t.m0 + t.rows);
+    t.a.a = rows.base;
+    if (rows.row_terms != nullptr) t.a.row_terms = rows.row_terms;
   }
-  // Per-tensor weights (GemmUkernelArgs::zb_uniform): the microkernels take each row's whole term,
-  // -rowsum(A') * zb, once the row's sums are complete.
-  const auto scale_terms = [&](std::size_t first, std::size_t count) {
-    if (zb_uniform) scale_row_terms(s.row_terms.data() + first, s.row_terms.data() + first, count, zb_all);
-  };
-  // The row terms of rows [first, first + count) of the task, segment by segment where A is.
-  const auto sum_rows = [&](std::size_t first, std::size_t count) {
-    if (copies_row_terms) {
-      const std::int32_t* given = a.row_terms + m0 + first;
-      std::int32_t* terms = s.row_terms.data() + first;
-      if (zb_uniform) {
-        scale_row_terms(terms, given, count, zb_all);
-      } else {
-        std::copy_n(given, count, terms);
-      }
-      return;
+
+  // Its row terms: given by the source, summed by the tiles where that pays at the block's width,
+  // else made apart from the tiles as the plan says.
+  using RowTerms = GemmTaskPlan::RowTerms;
+  t.row_terms_given = task_plan.a_panels != GemmTaskPlan::APanels::packed && t.a.row_terms != nullptr;
+  const bool tile_sums_rows =
+      !t.row_terms_given && (t.tn + 1 == tasks_n ? task_plan.last_block_tile_sums_rows : task_plan.tile_sums_rows);
+  const bool row_terms_apart = task_plan.row_terms != RowTerms::none && !tile_sums_rows;
+  t.sums_rows_ahead = task_plan.row_terms == RowTerms::ahead_of_groups && !tile_sums_rows;
+  t.kernel = tile_sums_rows ? uk->fn_row_sums : task_plan.kernel;
+  if (row_terms_apart && t.row_terms_given) s.row_terms.resize(t.m_panels * mr);
+  if (row_terms_apart && !t.row_terms_given) s.row_terms.assign(t.m_panels * mr, 0);
+  if (row_terms_apart) t.row_terms = s.row_terms.data();
+
+  t.panel_spans = live_panel_spans(t, s);
+  s.rows.resize(std::max(mr, t.m_panels * mr));
+  // Where its tiles write: the accumulators between K blocks, and C or separate requantization's
+  // int32 buffer.
+  if (task_plan.accumulates_partial()) {
+    t.partial_stride = t.n_panels * nr_stride;
+    s.partial.resize(t.m_panels * mr * t.partial_stride);
+    t.partial = s.partial.data();
+  }
+  if (task_plan.epilogue == GemmTaskPlan::Epilogue::separate) {
+    s.result.resize(t.rows * t.cols);
+    t.out = reinterpret_cast<std::uint8_t*>(s.result.data());
+    t.out_ld = t.cols;
+    t.out_elem = sizeof(std::int32_t);
+  } else {
+    t.out_elem = problem.out_type == DType::s32 ? sizeof(std::int32_t) : 1;
+    t.out = c + (t.m0 * ldc + t.n0) * t.out_elem;
+    t.out_ld = ldc;
+  }
+  return t;
+}
+
+// Live segments (GemmASource::live_segments): each M panel of the task runs the span of its rows'
+// live segments where the microkernel walks the segments and reads the dead byte as 0; null
+// elsewhere. (m0 is a multiple of mr: the task's panels are panels m0 / mr... of the whole of M.)
+const GemmASource::SegmentRange* GemmEngine::State::live_panel_spans(const Task& t, Scratch& s) const {
+  const GemmASource& a = t.a;
+  if (t.plan->a_panels != GemmTaskPlan::APanels::segments_in_kernel || a.live_segments == nullptr ||
+      (a.dead_byte ^ flip) != 0) {
+    return nullptr;
+  }
+  if (a.live_panels != nullptr && a.live_panel_rows == mr) return a.live_panels + t.m0 / mr;
+  s.panel_spans.resize(t.m_panels);
+  panel_live_spans(a.live_segments + t.m0, t.rows, mr, s.panel_spans.data());
+  return s.panel_spans.data();
+}
+
+// A in place: pointers to the task's rows at k = 0, for every M panel; rows past M repeat the last
+// valid row. (Two loops without a min per row: this table is as long as the layer's M, 12544 rows
+// for MobileNetV2's first 1x1 layers, where the loop with the min took a visible share of the
+// layer: docs/measurements.md, "GEMM driver".)
+void GemmEngine::State::point_at_rows_in_place(const Task& t, Scratch& s) const {
+  const auto* base = static_cast<const std::uint8_t*>(t.a.a);
+  if (t.a.is_segmented()) {
+    fill_offset_rows(s.rows.data(), base, t.a.row_offsets + t.m0, t.rows);
+  } else {
+    fill_strided_rows(s.rows.data(), base + t.m0 * t.a.lda, t.a.lda, t.rows);
+  }
+  for (std::size_t i = t.rows; i < t.m_panels * mr; ++i) s.rows[i] = s.rows[t.rows - 1];
+}
+
+// A in place: the row terms of rows [first, first + count) of the task, copied where the source
+// gives them, else summed from the rows (segment by segment where A is segmented). Per-tensor
+// weights (GemmUkernelArgs::zb_uniform): the microkernels take each row's whole term,
+// -rowsum(A') * zb, once the row's sums are complete.
+void GemmEngine::State::make_row_terms(const Task& t, std::size_t first, std::size_t count, Scratch& s) const {
+  std::int32_t* terms = s.row_terms.data() + first;
+  if (t.row_terms_given) {
+    const std::int32_t* given = t.a.row_terms + t.m0 + first;
+    if (zb_uniform) {
+      scale_row_terms(terms, given, count, zb_all);
+    } else {
+      std::copy_n(given, count, terms);
     }
-    if (!a.is_segmented()) {
-      // Dense A (lda = K): rows back to back, summed by the dense kernels where one takes them.
-      const bool dense = a.lda == k && accumulate_dense_row_terms(uk->a_format, flip, s.rows[first], count, k,
-                                                                  s.row_terms.data() + first);
-      if (!dense) {
-        accumulate_a_row_terms(uk->a_format, flip, s.rows.data() + first, count, k, s.row_terms.data() + first);
-      }
-      return scale_terms(first, count);
-    }
+    return;
+  }
+  if (t.plan->a_panels == GemmTaskPlan::APanels::rows_in_place) {
+    // Dense A (lda = K): rows back to back, summed by the dense kernels where one takes them.
+    const bool dense = t.a.lda == k && accumulate_dense_row_terms(uk->a_format, flip, s.rows[first], count, k, terms);
+    if (!dense) accumulate_a_row_terms(uk->a_format, flip, s.rows.data() + first, count, k, terms);
+  } else {
+    const std::size_t segment_bytes = kc_groups * kr;
     s.segment_rows.resize(count);
     for (std::size_t kb = 0; kb < k_blocks; ++kb) {
-      for (std::size_t i = 0; i < count; ++i) s.segment_rows[i] = s.rows[first + i] + kb * a.segment_stride;
-      accumulate_a_row_terms(uk->a_format, flip, s.segment_rows.data(), count, segment_bytes, s.row_terms.data() + first);
-    }
-    scale_terms(first, count);
-  };
-  // With several K blocks per tile the row terms need every block's bytes: one pass over the rows
-  // first. With one, the row terms of a group of panels of at least 16 rows (the vector row-sum
-  // kernels' block) are summed right before the group's first tile, so that its rows come into L1
-  // once for both; summed up front for the whole of M they were read from L2 twice.
-  if (in_place && zb_nonzero && blocks > 1) sum_rows(0, rows_m);
-  // Live segments (GemmASource::live_segments): each M panel runs the span of its rows' live
-  // segments, from rows and B advanced to the span's first segment.
-  // (m0 is a multiple of mr: the task's panels are panels m0 / mr... of the whole of M.)
-  const bool spans = segments_in_kernel && a.live_segments != nullptr && (a.dead_byte ^ flip) == 0;
-  const GemmASource::SegmentRange* panel_spans = nullptr;
-  if (spans) {
-    if (a.live_panels != nullptr && a.live_panel_rows == mr) {
-      panel_spans = a.live_panels + m0 / mr;
-    } else {
-      s.panel_spans.resize(m_panels);
-      panel_live_spans(a.live_segments + m0, rows_m, mr, s.panel_spans.data());
-      panel_spans = s.panel_spans.data();
-    }
-    s.live_rows.resize(m_panels * mr);
-    for (std::size_t mp = 0; mp < m_panels; ++mp) {
-      const std::size_t offset = panel_spans[mp].first * a.segment_stride;
-      for (std::size_t i = mp * mr; i < (mp + 1) * mr; ++i) s.live_rows[i] = s.rows[i] + offset;
+      for (std::size_t i = 0; i < count; ++i) s.segment_rows[i] = s.rows[first + i] + kb * t.a.segment_stride;
+      accumulate_a_row_terms(uk->a_format, flip, s.segment_rows.data(), count, segment_bytes, terms);
     }
   }
-  const bool sums_rows_ahead = in_place && row_terms_apart && blocks == 1;
-  // Groups of M panels of about 8 KiB of A (at least 16 rows, the vector row-sum kernels' block):
-  // a group's row sums are summed right before its first tile and are still in L1 for its tiles.
-  // Where one K block covers K, up to a group's panels are one microkernel call
-  // (GemmUkernelArgs::panels), those with the same span of live segments where panels have spans.
-  const std::size_t group_panels = ceil_div(std::clamp<std::size_t>(8192 / std::max<std::size_t>(k, 1), 16, 256), mr);
-  const std::size_t panels_per_call = blocks == 1 ? group_panels : 1;
-  const auto panels_of_call = [&](std::size_t mp) {
-    const std::size_t limit = std::min(panels_per_call, m_panels - mp);
-    if (!spans) return limit;
-    const GemmASource::SegmentRange span = panel_spans[mp];
-    std::size_t panels = 1;
-    while (panels < limit && panel_spans[mp + panels].first == span.first && panel_spans[mp + panels].end == span.end) {
-      ++panels;
-    }
-    return panels;
-  };
-  const std::size_t a_elem = packed_a_elem_bytes(uk->a_format), b_elem = packed_b_elem_bytes(uk->b_format);
-  s.panel_rows.resize(mr);
+  if (zb_uniform) scale_row_terms(terms, terms, count, zb_all);
+}
 
-  for (std::size_t kb = 0; kb < blocks; ++kb) {
-    const std::size_t g0 = kb * block_groups, groups = std::min(block_groups, k_groups_total - g0);
-    const std::size_t k0 = g0 * kr, k_bytes = segments_in_kernel ? segment_bytes : std::min(k - k0, groups * kr);
-    const std::size_t a_panel_bytes = groups * mr * kr * a_elem;
-    if (!in_place) {
-      s.a_panels.resize(m_panels * a_panel_bytes);
-      for (std::size_t mp = 0; mp < m_panels; ++mp) {
-        const std::size_t count = std::min(mr, rows_m - mp * mr);
-        gather_rows(a, m0 + mp * mr, count, k0, k_bytes, s);
-        pack_a_panel(*uk, problem.a_type, s.rows.data(), count, k_bytes, groups, s.a_panels.data() + mp * a_panel_bytes,
-                     zb_nonzero ? s.row_terms.data() + mp * mr : nullptr);
-      }
-      if (zb_nonzero && kb + 1 == blocks) scale_terms(0, rows_m);
+// Live segments: each M panel's rows advanced to its span's first segment (B moves with them in
+// run_tiles).
+void GemmEngine::State::start_rows_at_live_spans(const Task& t, Scratch& s) const {
+  s.live_rows.resize(t.m_panels * mr);
+  for (std::size_t mp = 0; mp < t.m_panels; ++mp) {
+    const std::size_t offset = t.panel_spans[mp].first * t.a.segment_stride;
+    for (std::size_t i = mp * mr; i < (mp + 1) * mr; ++i) s.live_rows[i] = s.rows[i] + offset;
+  }
+}
+
+// The task's A at K block kb: packed, or its rows in place moved to the block's first k.
+KBlock GemmEngine::State::a_at_k_block(const Task& t, std::size_t kb, Scratch& s) const {
+  using APanels = GemmTaskPlan::APanels;
+  const GemmTaskPlan& task_plan = *t.plan;
+  KBlock b;
+  b.first = kb == 0;
+  b.last = kb + 1 == task_plan.k_blocks;
+  b.g0 = kb * task_plan.block_groups;
+  b.groups = std::min(task_plan.block_groups, k_groups_total - b.g0);
+  const std::size_t k0 = b.g0 * kr;
+  // Segments in the kernel: the bytes of one segment, which the microkernel reads k_blocks times.
+  b.k_bytes = task_plan.a_panels == APanels::segments_in_kernel ? kc_groups * kr : std::min(k - k0, b.groups * kr);
+  b.a_panel_bytes = b.groups * mr * kr * packed_a_elem_bytes(uk->a_format);
+  switch (task_plan.a_panels) {
+    case APanels::packed: b.a_packed = pack_a_block(t, b, k0, s); break;
+    case APanels::rows_in_place: b.a_rows = rows_in_place_at(t, b, k0, s); break;
+    case APanels::segments_in_place: b.a_rows = rows_in_place_at(t, b, kb * t.a.segment_stride, s); break;
+    case APanels::segments_in_kernel: b.a_rows = t.panel_spans != nullptr ? s.live_rows.data() : s.rows.data(); break;
+  }
+  return b;
+}
+
+// A in place at a K block: the rows themselves at the first, else the task's row pointers moved
+// `offset` bytes on.
+const std::uint8_t* const* GemmEngine::State::rows_in_place_at(const Task& t, const KBlock& b, std::size_t offset,
+                                                                Scratch& s) const {
+  if (b.first) return s.rows.data();
+  const std::size_t count = t.m_panels * mr;
+  s.block_rows.resize(count);
+  for (std::size_t i = 0; i < count; ++i) s.block_rows[i] = s.rows[i] + offset;
+  return s.block_rows.data();
+}
+
+// Packed A at a K block: the task's rows, gathered and packed panel by panel, their row terms
+// summed as they are packed.
+const std::uint8_t* GemmEngine::State::pack_a_block(const Task& t, const KBlock& b, std::size_t k0, Scratch& s) const {
+  const bool sums_rows = t.plan->row_terms == GemmTaskPlan::RowTerms::while_packing;
+  s.a_panels.resize(t.m_panels * b.a_panel_bytes);
+  for (std::size_t mp = 0; mp < t.m_panels; ++mp) {
+    const std::size_t count = std::min(mr, t.rows - mp * mr);
+    gather_rows(t.a, t.m0 + mp * mr, count, k0, b.k_bytes, s);
+    pack_a_panel(*uk, problem.a_type, s.rows.data(), count, b.k_bytes, b.groups,
+                 s.a_panels.data() + mp * b.a_panel_bytes, sums_rows ? s.row_terms.data() + mp * mr : nullptr);
+  }
+  // Per-tensor weights: each row's whole term once its sums are complete (make_row_terms).
+  if (sums_rows && b.last && zb_uniform) scale_row_terms(s.row_terms.data(), s.row_terms.data(), t.rows, zb_all);
+  return s.a_panels.data();
+}
+
+// The task's tiles at one K block: each NR panel of B (its K block stays in L1) over every M panel
+// of A, up to panels_per_call M panels a call.
+void GemmEngine::State::run_tiles(const Task& t, const KBlock& b, Scratch& s) const {
+  const GemmTaskPlan& task_plan = *t.plan;
+  const std::size_t b_elem = packed_b_elem_bytes(uk->b_format);
+  const bool segments_in_kernel = task_plan.a_panels == GemmTaskPlan::APanels::segments_in_kernel;
+  const std::size_t group_panels = task_plan.group_panels;  // of the row terms ahead of groups
+  for (std::size_t np = 0; np < t.n_panels; ++np) {
+    const std::uint8_t* panel = packed_b.get() + (t.n0 / nr + np) * panel_bytes;
+    const auto* col_terms = reinterpret_cast<const std::int32_t*>(panel);
+    GemmUkernelArgs args;
+    args.cols = std::min(nr, t.cols - np * nr);
+    args.k_groups = b.groups;
+    const std::uint8_t* b_block = panel + 2 * sizeof(std::int32_t) * nr_stride + b.g0 * nr_stride * kr * b_elem;
+    args.b_packed = b_block;
+    args.first = b.first;
+    args.last = b.last;
+    args.partial_stride = t.partial_stride;
+    args.col_terms = col_terms;
+    args.col_zb = zb_nonzero ? col_terms + nr_stride : nullptr;
+    args.zb_uniform = zb_uniform;
+    args.output = output;
+    args.plan = plan ? &plan_constants : nullptr;
+    args.channel = t.n0 + np * nr;
+    args.a_k_bytes = b.k_bytes;
+    args.a_flip = flip;
+    if (segments_in_kernel) {
+      args.a_segments = k_blocks;
+      args.a_segment_stride = t.a.segment_stride;
     }
-    for (std::size_t np = 0; np < n_panels; ++np) {
-      const std::uint8_t* panel = packed_b.get() + (n0 / nr + np) * panel_bytes;
-      const auto* col_terms = reinterpret_cast<const std::int32_t*>(panel);
-      GemmUkernelArgs args;
-      args.cols = std::min(nr, cols_n - np * nr);
-      args.k_groups = groups;
-      const std::uint8_t* b_block = panel + 2 * sizeof(std::int32_t) * nr_stride + g0 * nr_stride * kr * b_elem;
-      args.b_packed = b_block;
-      args.first = kb == 0;
-      args.last = kb + 1 == blocks;
-      args.partial_stride = partial_stride;
-      args.col_terms = col_terms;
-      args.col_zb = zb_nonzero ? col_terms + nr_stride : nullptr;
-      args.zb_uniform = zb_uniform;
-      args.output = output;
-      args.plan = plan ? &plan_constants : nullptr;
-      args.channel = n0 + np * nr;
-      args.a_k_bytes = k_bytes;
-      args.a_flip = flip;
-      if (segments_in_kernel) {
-        args.a_segments = k_blocks;
-        args.a_segment_stride = a.segment_stride;
+    std::size_t summed_panels = 0;  // (np == 0) panels whose row terms are made
+    for (std::size_t mp = 0; mp < t.m_panels; mp += args.panels) {
+      args.panels = panels_in_call(t, mp);
+      args.rows = std::min(mr, t.rows - (mp + args.panels - 1) * mr);
+      for (; t.sums_rows_ahead && np == 0 && summed_panels < mp + args.panels; summed_panels += group_panels) {
+        const std::size_t first = summed_panels * mr, count = std::min(group_panels * mr, t.rows - first);
+        make_row_terms(t, first, count, s);
       }
-      std::size_t summed_panels = 0;  // (np == 0) panels whose row terms are summed
-      for (std::size_t mp = 0; mp < m_panels; mp += args.panels) {
-        args.panels = panels_of_call(mp);
-        args.rows = std::min(mr, rows_m - (mp + args.panels - 1) * mr);
-        for (; sums_rows_ahead && np == 0 && summed_panels < mp + args.panels; summed_panels += group_panels) {
-          const std::size_t first = summed_panels * mr, count = std::min(group_panels * mr, rows_m - first);
-          sum_rows(first, count);
-        }
-        if (spans) {
-          const GemmASource::SegmentRange span = panel_spans[mp];
-          args.a_rows = s.live_rows.data() + mp * mr;
-          args.a_segments = span.end - span.first;
-          args.k_groups = args.a_segments * kc_groups;
-          args.b_packed = b_block + span.first * kc_groups * nr_stride * kr * b_elem;
-        } else if (in_place) {
-          if (k0 == 0) {
-            args.a_rows = s.rows.data() + mp * mr;  // the rows themselves (first or only K block)
-          } else {
-            const std::size_t offset = a.is_segmented() ? kb * a.segment_stride : k0;
-            for (std::size_t i = 0; i < mr; ++i) s.panel_rows[i] = s.rows[mp * mr + i] + offset;
-            args.a_rows = s.panel_rows.data();
-          }
-        } else {
-          args.a_packed = s.a_panels.data() + mp * a_panel_bytes;
-        }
-        args.partial = use_partial ? s.partial.data() + mp * mr * partial_stride + np * nr_stride : nullptr;
-        args.row_terms = row_terms_apart ? s.row_terms.data() + mp * mr : nullptr;
-        if (separate) {
-          args.c = s.result.data() + mp * mr * cols_n + np * nr;
-          args.ldc = cols_n;
-        } else {
-          args.c = c + ((m0 + mp * mr) * ldc + n0 + np * nr) * out_elem;
-          args.ldc = ldc;
-        }
-        (segments_in_kernel ? uk->fn_segments : tile_sums_rows ? uk->fn_row_sums : uk->fn)(args);
+      if (b.a_rows != nullptr) {
+        args.a_rows = b.a_rows + mp * mr;
+      } else {
+        args.a_packed = b.a_packed + mp * b.a_panel_bytes;
       }
+      if (t.panel_spans != nullptr) {
+        // From rows and B at the span's first segment (start_rows_at_live_spans).
+        const GemmASource::SegmentRange span = t.panel_spans[mp];
+        args.a_segments = span.end - span.first;
+        args.k_groups = args.a_segments * kc_groups;
+        args.b_packed = b_block + span.first * kc_groups * nr_stride * kr * b_elem;
+      }
+      args.partial = t.partial != nullptr ? t.partial + mp * mr * t.partial_stride + np * nr_stride : nullptr;
+      args.row_terms = t.row_terms != nullptr ? t.row_terms + mp * mr : nullptr;
+      args.c = t.out + (mp * mr * t.out_ld + np * nr) * t.out_elem;
+      args.ldc = t.out_ld;
+      t.kernel(args);
     }
   }
-  if (separate) {
-    const RequantPlan& block_plan = block_plans.empty() ? *plan : block_plans[tn];
-    requantize_block(block_plan, s.result.data(), rows_m, cols_n, cols_n, c + (m0 * ldc + n0), ldc);
-  }
-  if (a.finish_task != nullptr) a.finish_task(a.task_context, m0, m0 + rows_m, n0, n0 + cols_n);
+}
+
+// Separate requantization: the task's int32 block into C's u8/s8.
+void GemmEngine::State::requantize_task_block(const Task& t, std::uint8_t* c, std::size_t ldc, const Scratch& s) const {
+  const RequantPlan& block_plan = block_plans.empty() ? *plan : block_plans[t.tn];
+  requantize_block(block_plan, s.result.data(), t.rows, t.cols, t.cols, c + (t.m0 * ldc + t.n0), ldc);
 }
 
 }  // namespace qtune::detail
