@@ -49,12 +49,6 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
   std::map<std::string, Entry> entries_;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 std::string shape_label(const BenchCase& c) {
   std::string s;
   for (const auto& [key, value] : c.shape) s += (s.empty() ? "" : " ") + key + "=" + std::to_string(value);
@@ -151,7 +145,7 @@ std::vector<BenchResult> run_bench_cases(std::vector<BenchCase> cases, const Ben
       r.error = it->second.error.empty() ? "no timing" : it->second.error;
     } else {
       r.samples_ns = it->second.ns;
-      r.median_ns = median(it->second.ns);
+      r.median_ns = case_timing(it->second.ns).median_ns;
       r.gops = r.bench.ops / r.median_ns;
     }
     results.push_back(std::move(r));
