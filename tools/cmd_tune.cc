@@ -153,7 +153,7 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
   return options;
 }
 
-// "A,B" as two numbers; UsageError naming the option otherwise.
+// "A,B" as two real numbers; UsageError naming the option otherwise.
 std::pair<double, double> number_pair(const Args& args, const std::string& option) {
   const std::string text = *args.value(option);
   const auto comma = text.find(',');
@@ -178,14 +178,13 @@ qtune::ModelStrategyOptions model_strategy_options(const Args& args) {
   qtune::ModelStrategyOptions model;
   model.warmup = static_cast<std::size_t>(args.int_or("model-warmup", static_cast<long long>(model.warmup), 0, 1'000'000));
   model.epsilon = args.double_or("model-epsilon", model.epsilon, 0, 1);
-  if (args.value("model-starts")) {
-    const auto [best, random] = number_pair(args, "model-starts");
-    if (best < 0 || random < 0 || best != std::floor(best) || random != std::floor(random) || best + random < 1 ||
-        best > 1000 || random > 1000)
-      throw UsageError("option --model-starts: expected two whole numbers from 0 to 1000, not both 0, got '" +
-                       *args.value("model-starts") + "'");
-    model.best_starts = static_cast<std::size_t>(best);
-    model.random_starts = static_cast<std::size_t>(random);
+  if (const auto starts = args.value("model-starts")) {
+    const auto counts = qtune::cli::parse_int_list("model-starts", *starts, ',', 0, 1000);
+    if (counts.size() != 2 || counts[0] + counts[1] < 1)
+      throw UsageError("option --model-starts: expected two whole numbers from 0 to 1000, not both 0, got '" + *starts +
+                       "'");
+    model.best_starts = static_cast<std::size_t>(counts[0]);
+    model.random_starts = static_cast<std::size_t>(counts[1]);
   }
   model.annealing.steps = static_cast<int>(args.int_or("anneal-steps", model.annealing.steps, 1, 1'000'000));
   if (args.value("anneal-temperature")) {
