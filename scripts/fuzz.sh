@@ -15,10 +15,14 @@ cd "$(dirname "$0")/.."
 seconds="${QTUNE_FUZZ_SECONDS:-30}"
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(log_line workload_file workload_key config_key database_open)
+  targets=(log_line workload_file workload_key config_key database_open npy_file)
 fi
 
 cmake --preset fuzz >/dev/null
+# The model reader's target exists where the fuzz build found Debian's ONNX and protobuf.
+if (($# == 0)) && grep -q '^onnx_model_fuzzer:' build/fuzz/tests/fuzz/Makefile 2>/dev/null; then
+  targets+=(onnx_model)
+fi
 cmake --build --preset fuzz --target "${targets[@]/%/_fuzzer}"
 
 # One target: the inputs that once crashed it, each once, then the bounded run and its summary;
@@ -30,8 +34,9 @@ fuzz_one() {
   local regressions="tests/fuzz/regressions/${target}"
   local scratch="build/fuzz/corpus/${target}"
   local artifacts="build/fuzz/artifacts/${target}/"
-  local max_len=16384  # a log line, a key or a workload file
+  local max_len=16384  # a log line, a key, a workload file or a small .npy file
   if [ "$target" = database_open ]; then max_len=65536; fi  # a small database of 512-byte pages
+  if [ "$target" = onnx_model ]; then max_len=32768; fi     # the edge models of build_networks.py
   mkdir -p "$scratch" "$artifacts"
   if compgen -G "${regressions}/*" >/dev/null; then
     echo "fuzz: ${target}: replaying $(ls "$regressions" | wc -l) regression input(s)"

@@ -33,6 +33,8 @@
 #ifdef QTUNE_HAVE_ONNX
 #include "qtune/evaluation/model_layer_values.h"
 #include "qtune/evaluation/onnxruntime_comparison.h"
+#include "qtune/evaluation/whole_model_evaluation.h"
+#include "qtune/executor/model_executor.h"
 #endif
 
 namespace {
@@ -330,6 +332,58 @@ void print_onnxruntime(const qtune::evaluation::OnnxRuntimeComparison& c, int th
 }
 #endif
 
+#ifdef QTUNE_HAVE_ONNX
+// The whole model through the executor, beside onnxruntime's session.run when timed.
+void print_whole_model(const qtune::evaluation::WholeModelEvaluation& e, const qtune::executor::ModelExecutor& model, bool json) {
+  const auto& arena = model.arena();
+  if (json) {
+    nlohmann::json types = nlohmann::json::array();
+    for (const auto& t : e.op_types)
+      types.push_back({{"op_type", t.op_type}, {"steps", t.steps}, {"median_ns", t.median_ns}, {"share", t.share}});
+    nlohmann::json line = {{"type", "whole_model"},
+                           {"threads", e.threads},
+                           {"qtune_ns", e.qtune.median_ns},
+                           {"qtune_quartiles_ns", {e.qtune.low_ns, e.qtune.high_ns}},
+                           {"runs", e.qtune.repetitions},
+                           {"op_types", types},
+                           {"other_than_layers_share", e.other_than_layers_share},
+                           {"arena_bytes", arena.arena_bytes},
+                           {"peak_live_bytes", arena.peak_live_bytes},
+                           {"all_tensor_bytes", arena.all_tensor_bytes}};
+    for (std::size_t i = 0; i < e.onnxruntime.size(); ++i) {
+      const std::string key = "onnxruntime_" + std::to_string(e.onnxruntime_threads[i]) + "t";
+      line[key + "_ns"] = e.onnxruntime[i].median_ns;
+      line[key + "_quartiles_ns"] = {e.onnxruntime[i].low_ns, e.onnxruntime[i].high_ns};
+      line[key + "_verdict"] = qtune::verdict(e.qtune, e.onnxruntime[i]);
+    }
+    if (!e.onnxruntime_version.empty()) line["onnxruntime_version"] = e.onnxruntime_version;
+    std::cout << line.dump() << "\n";
+    return;
+  }
+  std::cout << "\nwhole model (qtune's executor, " << model.steps().size() << " steps) at " << e.threads << " thread(s): "
+            << ms(e.qtune.median_ns) << " ms (quartiles " << ms(e.qtune.low_ns) << " - " << ms(e.qtune.high_ns) << ", "
+            << e.qtune.repetitions << " runs)\n";
+  for (std::size_t i = 0; i < e.onnxruntime.size(); ++i) {
+    std::cout << "  onnxruntime " << e.onnxruntime_version << " session.run at " << e.onnxruntime_threads[i] << " thread(s): "
+              << ms(e.onnxruntime[i].median_ns) << " ms (quartiles " << ms(e.onnxruntime[i].low_ns) << " - "
+              << ms(e.onnxruntime[i].high_ns) << "); onnxruntime/qtune " << ratio(e.onnxruntime[i].median_ns, e.qtune.median_ns)
+              << " (" << qtune::verdict(e.qtune, e.onnxruntime[i]) << ")\n";
+  }
+  std::cout << "  by op type:";
+  for (const auto& t : e.op_types) {
+    std::ostringstream share;
+    share << std::fixed << std::setprecision(1) << 100 * t.share;
+    std::cout << " " << t.op_type << " " << share.str() << "% (" << t.steps << ")";
+  }
+  std::ostringstream other;
+  other << std::fixed << std::setprecision(1) << 100 * e.other_than_layers_share;
+  std::cout << "\n  operations other than conv/matmul: " << other.str() << "% of the steps' time\n"
+            << "  arena " << arena.arena_bytes / 1024 << " KiB (largest set of live tensors " << arena.peak_live_bytes / 1024
+            << " KiB; every tensor in its own buffer " << arena.all_tensor_bytes / 1024 << " KiB; " << arena.in_place_steps
+            << " steps in place, " << arena.views << " views)\n";
+}
+#endif
+
 int run_network(const qtune::cli::Args& args) {
   const auto model_path = args.value("model");
   if (model_path && args.value("workloads")) throw qtune::cli::UsageError("give --workloads FILE or --model FILE, not both");
@@ -339,6 +393,13 @@ int run_network(const qtune::cli::Args& args) {
 #endif
   if (model_path && args.value("rounding"))
     throw qtune::cli::UsageError("--rounding does not apply to --model: ONNX requantizes in fp32, as the model's layers do");
+  const std::string only = args.value_or("only", "");
+  if (!only.empty() && only != "layers" && only != "whole")
+    throw qtune::cli::UsageError("option --only: expected layers or whole, got '" + only + "'");
+  if (only == "whole" && !model_path) throw qtune::cli::UsageError("--only whole needs --model FILE");
+#ifndef QTUNE_HAVE_ONNX
+  if (only == "whole") throw qtune::cli::UsageError("--only whole: this qtune was built without ONNX support");
+#endif
   const std::string workloads_path = model_path ? *model_path : args.required("workloads");
   const int repetitions = static_cast<int>(args.int_or("repetitions", 5, 1, 1000));
   const auto threads = args.value("threads");
@@ -348,7 +409,12 @@ int run_network(const qtune::cli::Args& args) {
 
   qtune::WorkloadFile network;
   std::vector<qtune::evaluation::LayerValues> model_values;
-  if (model_path) {
+#ifdef QTUNE_HAVE_ONNX
+  std::optional<qtune::executor::ModelExecutor> whole_model;
+#endif
+  if (model_path && only == "whole") {
+    // The whole model only: the executor reads the model below.
+  } else if (model_path) {
 #ifdef QTUNE_HAVE_ONNX
     auto layers = qtune::evaluation::model_layers(qtune::cli::load_model(*model_path, args),
                                                   std::filesystem::path(*model_path).stem().string());
@@ -372,6 +438,33 @@ int run_network(const qtune::cli::Args& args) {
     for (auto& layer : network.layers) layer.workload.quant.rounding = *mode;
   }
   const Runtime rt = load_runtime(args);
+#ifdef QTUNE_HAVE_ONNX
+  if (model_path && only != "layers") {
+    // Loaded (and checked) before anything is timed: a model the executor cannot run fails here.
+    qtune::executor::ExecutorOptions executor_options;
+    executor_options.threads = thread_budget;
+    executor_options.import.input_shapes = qtune::cli::input_shapes(args);
+    try {
+      whole_model.emplace(qtune::executor::ModelExecutor::load(*model_path, rt, executor_options));
+    } catch (const std::exception& e) {
+      // The layers can still be timed one by one; the whole model needs every node.
+      if (only == "whole") throw;
+      std::cerr << "qtune run: the whole model is not timed: " << e.what() << "\n";
+    }
+  }
+  const auto time_whole_model = [&] {
+    if (!whole_model) return;
+    qtune::evaluation::WholeModelOptions whole_options;
+    whole_options.onnxruntime = args.flag("onnxruntime");
+    whole_options.input_shapes = qtune::cli::input_shapes(args);
+    print_whole_model(qtune::evaluation::evaluate_whole_model(*model_path, *whole_model, thread_budget, whole_options),
+                      *whole_model, json);
+  };
+  if (only == "whole") {
+    time_whole_model();
+    return 0;
+  }
+#endif
   const std::string source = args.value("db") ? *args.value("db") : args.value("log") ? *args.value("log") : "";
   qtune::evaluation::NetworkEvaluationOptions options;
   options.repetitions = repetitions;
@@ -420,6 +513,9 @@ int run_network(const qtune::cli::Args& args) {
   }
 #endif
   if (!json) print_machine_and_fallbacks(network, run, fallbacks);
+#ifdef QTUNE_HAVE_ONNX
+  time_whole_model();
+#endif
   return 0;
 }
 
@@ -427,7 +523,7 @@ int run_network(const qtune::cli::Args& args) {
 
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
               "qtune run (--workloads FILE | --model FILE [--input-shape NAME=DIMS]) [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
-              "[--rounding MODE] [--repetitions N] [--cache warm|cold] [--no-store] [--onnxruntime] [--json]",
+              "[--rounding MODE] [--repetitions N] [--cache warm|cold] [--no-store] [--onnxruntime] [--only layers|whole] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
                {"model", true, "FILE  a quantized ONNX model: its conv / matmul layers with their own weights and quantization"},
                qtune::cli::input_shape_option(),
@@ -447,5 +543,8 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                {"onnxruntime", false, "with --model: also time the model in onnxruntime (Node.js, onnxruntime-node from "
                                       "scripts/setup.sh) at 1 thread and the budget (2 for 1), per layer and whole, "
                                       "in rounds between qtune's layers"},
-               {"json", false, "one JSON object per line: each layer (type \"layer\"), then the total (type \"total\")"}},
+               {"only", true, "layers|whole  with --model: only the layers one by one, or only the whole model end to end "
+                              "(qtune's executor; default: both, the whole model last)"},
+               {"json", false, "one JSON object per line: each layer (type \"layer\"), then the total (type \"total\"), "
+                               "then the whole model (type \"whole_model\")"}},
               run_network);

@@ -66,7 +66,7 @@ onnx::NodeProto& add_layer_node(onnx::GraphProto& graph, const char* graph_name,
   return node;
 }
 
-struct Quantization {
+struct NodeQuantization {
   DType a_type, out_type;
   std::int32_t a_zero_point;
   const std::vector<std::int32_t>& b_zero_points;
@@ -76,7 +76,7 @@ struct Quantization {
 // The inputs of QLinearConv / QLinearMatMul (x, x_scale, x_zero_point, w, w_scale, w_zero_point,
 // y_scale, y_zero_point) or of ConvInteger / MatMulInteger (x, w, x_zero_point, w_zero_point), with
 // their initializers; returns what the ONNX operator cannot express of the requantization.
-std::string add_quantization(onnx::GraphProto& graph, onnx::NodeProto& node, const Quantization& q) {
+std::string add_quantization(onnx::GraphProto& graph, onnx::NodeProto& node, const NodeQuantization& q) {
   const bool requantized = q.out_type != DType::s32;
   const auto scalar_zero_point = [&](const std::string& name, DType type, std::int32_t value) {
     add_initializer(graph, name, onnx_type(type), {}, std::vector<std::int32_t>{value});

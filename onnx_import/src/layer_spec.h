@@ -44,6 +44,10 @@ struct LayerSpec {
   std::int32_t qmin = 0, qmax = 255;  // y_type's range, narrowed by a fused Relu / Clip
   std::string y;              // the tensor the layer writes
   std::vector<const onnx::NodeProto*> absorbed;  // the nodes the layer stands for
+  // A QDQ MatMul / Gemm whose output stays float (no QuantizeLinear after it): the int32 sums
+  // times x_scale * w_scale, plus the float bias of an Add after a MatMul (`y` is then the Add's).
+  bool float_output = false;
+  std::vector<float> float_bias;
 };
 
 // The layer `node` is the main node of, nullopt when it is no such node (Unsupported when it is a

@@ -202,6 +202,47 @@ LayerSpec qoperator(const NodeProto& node, const Where& where, const GraphIndex&
   return spec;
 }
 
+// com.microsoft QGemm: A, a_scale, a_zero_point, B, b_scale, b_zero_point, C (int32 bias), y_scale,
+// y_zero_point. onnxruntime's scale is alpha * a_scale * b_scale / y_scale, so alpha must be 1 for
+// the float product to be qtune's x_scale * w_scale / y_scale.
+LayerSpec qgemm(const NodeProto& node, const Where& where, const GraphIndex& graph) {
+  LayerSpec spec;
+  spec.node = &node;
+  spec.where = where;
+  spec.conv = false;
+  spec.w_field = "B";
+  if (int_attribute(node, "transA", 0) != 0) throw Unsupported("QGemm with transA = 1");
+  if (float_attribute(node, "alpha", 1) != 1) throw Unsupported("QGemm with alpha other than 1");
+  if (input_or_empty(node, 7).empty()) throw Unsupported("a QGemm without y_scale (float output)");
+  spec.trans_b = int_attribute(node, "transB", 0) != 0;
+  read_activation(spec, node, 0, 1, 2, true, graph);
+  read_weights(spec, node, 3, 4, 5, true, graph);
+  if (!input_or_empty(node, 6).empty()) read_int32_bias(spec, need_constant(node, 6, "C", where, graph), "C");
+  read_output(spec, node, 7, 8, graph);
+  spec.y = node.output(0);
+  spec.absorbed = {&node};
+  return spec;
+}
+
+// A QDQ matrix product with a float output (the logits of a classifier): int32 sums, scaled in
+// float; a MatMul's bias comes as an Add of a constant float vector, absorbed here.
+LayerSpec float_output(LayerSpec spec, const NodeProto& node, const GraphIndex& graph) {
+  spec.requantized = false;
+  spec.float_output = true;
+  spec.y = node.output(0);
+  const NodeProto* add = only_consumer(node.output(0), graph);
+  if (node.op_type() == "MatMul" && add && add->op_type() == "Add" && add->input_size() == 2) {
+    const int other = add->input(0) == node.output(0) ? 1 : 0;
+    const TensorProto* bias = graph.constant(add->input(other));
+    if (bias && bias->data_type() == TensorProto::FLOAT) {
+      spec.float_bias = float_values(*bias, spec.where, "bias");
+      spec.absorbed.push_back(add);
+      spec.y = add->output(0);
+    }
+  }
+  return spec;
+}
+
 LayerSpec qdq(const NodeProto& node, const Where& where, const GraphIndex& graph, std::int64_t opset) {
   LayerSpec spec;
   spec.node = &node;
@@ -220,7 +261,20 @@ LayerSpec qdq(const NodeProto& node, const Where& where, const GraphIndex& graph
   read_weights(spec, dq_w, 0, 1, 2, true, graph);
   check_weight_axis(spec, dq_w);
   spec.absorbed = {&dq_x, &dq_w, &node};
-  if (!input_or_empty(node, 2).empty()) {
+  const TensorProto* float_bias = input_or_empty(node, 2).empty() ? nullptr : graph.constant(node.input(2));
+  if (float_bias && float_bias->data_type() == TensorProto::FLOAT) {
+    // A float bias (PyTorch-style exporters): onnxruntime leaves such a Conv unfused and computes
+    // it in float; qtune adds the bias in the integers, rounded to x_scale * w_scale, which can
+    // differ from onnxruntime's float result by one step where a value lies near a rounding tie.
+    const auto values = float_values(*float_bias, where, "B");
+    for (std::size_t c = 0; c < values.size(); ++c) {
+      const float w_scale = spec.w_scales[spec.w_scales.size() == 1 ? 0 : std::min(c, spec.w_scales.size() - 1)];
+      const double step = static_cast<double>(spec.x_scale) * static_cast<double>(w_scale);
+      const double q = std::nearbyint(static_cast<double>(values[c]) / step);
+      if (!(std::fabs(q) < 2147483647.0)) where.fail("B", "the float bias " + std::to_string(values[c]) + " does not fit int32 at scale x_scale * w_scale");
+      spec.bias.push_back(static_cast<std::int32_t>(q));
+    }
+  } else if (!input_or_empty(node, 2).empty()) {
     const NodeProto& dq_b = dequantize_producer(node, 2, graph);
     read_int32_bias(spec, need_constant(dq_b, 0, "bias", where, graph), "bias");
     for (const std::int32_t zp : optional_zero_points(dq_b, 2, TensorProto::INT32, "bias_zero_point", where, graph)) {
@@ -234,6 +288,7 @@ LayerSpec qdq(const NodeProto& node, const Where& where, const GraphIndex& graph
     activations.push_back(next);
     next = only_consumer(next->output(0), graph);
   }
+  if ((!next || next->op_type() != "QuantizeLinear") && !spec.conv && activations.empty()) return float_output(spec, node, graph);
   if (!next || next->op_type() != "QuantizeLinear")
     throw Unsupported("its float output is not quantized by a single QuantizeLinear");
   read_output(spec, *next, 1, 2, graph);
@@ -256,8 +311,9 @@ const onnx::AttributeProto* find_attribute(const NodeProto& node, const std::str
 }
 
 std::optional<LayerSpec> match_layer(const NodeProto& node, const Where& where, const GraphIndex& graph, std::int64_t opset) {
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
   const std::string& op = node.op_type();
+  if (node.domain() == "com.microsoft" && op == "QGemm") return qgemm(node, where, graph);
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
   if (op == "QLinearConv" || op == "QLinearMatMul" || op == "ConvInteger" || op == "MatMulInteger")
     return qoperator(node, where, graph);
   if (op == "Conv" || op == "MatMul" || op == "Gemm") return qdq(node, where, graph, opset);

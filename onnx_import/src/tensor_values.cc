@@ -59,7 +59,7 @@ std::int64_t stored_count(const TensorProto& t) {
 template <typename T>
 std::vector<T> raw_values(const TensorProto& t, std::int64_t count) {
   std::vector<T> out(static_cast<std::size_t>(count));
-  std::memcpy(out.data(), t.raw_data().data(), out.size() * sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), t.raw_data().data(), out.size() * sizeof(T));
   return out;
 }
 

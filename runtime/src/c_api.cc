@@ -13,6 +13,7 @@
 
 #include "c_descriptors.h"
 #include "qtune/kernels/build_info.h"
+#include "qtune/runtime/c_api_support.h"
 #include "qtune/runtime/runtime.h"
 
 using qtune::runtime::FallbackEntry;
@@ -36,59 +37,55 @@ struct qtune_op {
   }
 };
 
+namespace qtune::runtime::c_api {
 namespace {
-
 thread_local std::string last_error;
+}  // namespace
 
-// Errors the C layer itself detects, mapped to their own status codes.
-struct NullArgument : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-struct WrongOperator : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-struct FileProblem : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+void set_last_error(std::string message) { last_error = std::move(message); }
 
-template <typename T>
-void require(const T* pointer, const char* what) {
-  if (pointer == nullptr) throw NullArgument(std::string(what) + " must not be NULL");
-}
-
-// Runs `body`, turning every exception into a status and a message (never across the C boundary).
-template <typename Body>
-qtune_status guarded(const char* function, Body&& body) {
+qtune_status status_of_current_exception(const char* function) noexcept {
+  // Building the message may itself run out of memory: then the status alone is reported.
+  const auto report = [function](qtune_status status, const char* prefix, const char* what) noexcept {
+    try {
+      last_error = std::string(function) + ": " + prefix + what;
+    } catch (...) {
+      last_error.clear();
+    }
+    return status;
+  };
   try {
-    body();
-    last_error.clear();
-    return QTUNE_OK;
+    throw;
   } catch (const NullArgument& e) {
-    last_error = std::string(function) + ": " + e.what();
-    return QTUNE_ERROR_NULL_ARGUMENT;
+    return report(QTUNE_ERROR_NULL_ARGUMENT, "", e.what());
   } catch (const WrongOperator& e) {
-    last_error = std::string(function) + ": " + e.what();
-    return QTUNE_ERROR_WRONG_OPERATOR;
+    return report(QTUNE_ERROR_WRONG_OPERATOR, "", e.what());
   } catch (const FileProblem& e) {
-    last_error = std::string(function) + ": " + e.what();
-    return QTUNE_ERROR_FILE;
+    return report(QTUNE_ERROR_FILE, "", e.what());
+  } catch (const ModelProblem& e) {
+    return report(QTUNE_ERROR_MODEL, "", e.what());
   } catch (const std::out_of_range& e) {
-    last_error = std::string(function) + ": " + e.what();
-    return QTUNE_ERROR_OUT_OF_RANGE;
+    return report(QTUNE_ERROR_OUT_OF_RANGE, "", e.what());
   } catch (const std::invalid_argument& e) {
-    last_error = std::string(function) + ": " + e.what();
-    return QTUNE_ERROR_INVALID_ARGUMENT;
+    return report(QTUNE_ERROR_INVALID_ARGUMENT, "", e.what());
   } catch (const std::bad_alloc&) {
-    last_error = std::string(function) + ": out of memory";
-    return QTUNE_ERROR_OUT_OF_MEMORY;
+    return report(QTUNE_ERROR_OUT_OF_MEMORY, "", "out of memory");
   } catch (const std::exception& e) {
-    last_error = std::string(function) + ": internal error: " + e.what();
-    return QTUNE_ERROR_INTERNAL;
+    return report(QTUNE_ERROR_INTERNAL, "internal error: ", e.what());
   } catch (...) {
-    last_error = std::string(function) + ": internal error: unknown exception";
-    return QTUNE_ERROR_INTERNAL;
+    return report(QTUNE_ERROR_INTERNAL, "internal error: ", "unknown exception");
   }
 }
+
+}  // namespace qtune::runtime::c_api
+
+namespace {
+
+using qtune::runtime::c_api::FileProblem;
+using qtune::runtime::c_api::guarded;
+using qtune::runtime::c_api::NullArgument;
+using qtune::runtime::c_api::require;
+using qtune::runtime::c_api::WrongOperator;
 
 qtune_status create_from_file(const char* function, const char* path, const char* target_key, qtune_runtime** out,
                               bool target_required) {
@@ -128,7 +125,7 @@ const PreparedConv2d& conv2d_of(const qtune_op* op) {
 
 extern "C" {
 
-const char* qtune_last_error(void) { return last_error.c_str(); }
+const char* qtune_last_error(void) { return qtune::runtime::c_api::last_error.c_str(); }
 
 const char* qtune_status_string(qtune_status status) {
   // Any int may arrive from C; read it as the underlying integer (an out-of-range enum load is UB).
@@ -143,6 +140,7 @@ const char* qtune_status_string(qtune_status status) {
     case QTUNE_ERROR_OUT_OF_RANGE: return "out of range";
     case QTUNE_ERROR_OUT_OF_MEMORY: return "out of memory";
     case QTUNE_ERROR_INTERNAL: return "internal error";
+    case QTUNE_ERROR_MODEL: return "bad model";
   }
   return "unknown status";
 }

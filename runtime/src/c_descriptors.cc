@@ -26,6 +26,8 @@ DType to_dtype(const qtune_dtype& field, const char* name) {
     case QTUNE_DTYPE_U8: return DType::u8;
     case QTUNE_DTYPE_S8: return DType::s8;
     case QTUNE_DTYPE_S32: return DType::s32;
+    case QTUNE_DTYPE_F32:
+      throw std::invalid_argument(std::string(name) + ": QTUNE_DTYPE_F32 is a model input/output type, not a layer's");
   }
   throw std::invalid_argument(std::string(name) + ": unknown qtune_dtype " + std::to_string(raw_value(field)));
 }

@@ -32,10 +32,12 @@ typedef enum qtune_status {
   QTUNE_ERROR_WRONG_OPERATOR = 4,   /* e.g. qtune_gemm_run on a conv2d operator */
   QTUNE_ERROR_OUT_OF_RANGE = 5,     /* an index past the end */
   QTUNE_ERROR_OUT_OF_MEMORY = 6,
-  QTUNE_ERROR_INTERNAL = 7
+  QTUNE_ERROR_INTERNAL = 7,
+  QTUNE_ERROR_MODEL = 8             /* not an ONNX model, damaged, or an operation qtune cannot run */
 } qtune_status;
 
-typedef enum qtune_dtype { QTUNE_DTYPE_U8 = 0, QTUNE_DTYPE_S8 = 1, QTUNE_DTYPE_S32 = 2 } qtune_dtype;
+/* Element types. F32 appears only as a whole model's input or output type (qtune_model_*). */
+typedef enum qtune_dtype { QTUNE_DTYPE_U8 = 0, QTUNE_DTYPE_S8 = 1, QTUNE_DTYPE_S32 = 2, QTUNE_DTYPE_F32 = 3 } qtune_dtype;
 
 /* Requantization rounding (docs/requantization.md): part of the model, never a speed knob. */
 typedef enum qtune_rounding {
@@ -142,6 +144,65 @@ qtune_status qtune_gemm_reference(const qtune_gemm_desc* desc, const void* a, si
                                   const int32_t* bias, void* c, size_t ldc);
 qtune_status qtune_conv2d_reference(const qtune_conv2d_desc* desc, const void* input, const int8_t* weights,
                                     const int32_t* bias, void* output);
+
+/* --- whole models ------------------------------------------------------------------------- */
+/* A quantized ONNX model run end to end (qtune/executor/model_executor.h): every convolution and
+ * matrix product prepared from the tuning data, every activation in one planned arena.
+ *
+ *   qtune_model* model = NULL;
+ *   if (qtune_model_load("net.onnx", "best.jsonl", 2, &model) != QTUNE_OK) puts(qtune_last_error());
+ *   qtune_tensor_info in;  qtune_model_input_info(model, 0, &in);   // name, type, shape, bytes
+ *   qtune_model_run(model, inputs, outputs);                         // caller-owned buffers
+ *   qtune_model_destroy(model);
+ *
+ * Declared where the library is there: the qtune::executor target (built when qtune found ONNX
+ * and protobuf) defines QTUNE_HAVE_MODEL_API for the code that links it. */
+#if defined(QTUNE_HAVE_MODEL_API)
+
+typedef struct qtune_model qtune_model;
+
+/* One input or output. Tensors are dense and row-major over dims, in ONNX's layout (NCHW images),
+ * elements in native byte order. The strings and dims stay valid until the model is destroyed. */
+typedef struct qtune_tensor_info {
+  const char* name;
+  qtune_dtype type;     /* U8, S8, S32 or F32 */
+  size_t rank;
+  const int64_t* dims;  /* rank values (NULL when rank is 0) */
+  size_t bytes;         /* the size of its buffer: product of dims * element size */
+} qtune_tensor_info;
+
+/* Reads, checks and compiles the model. tuning_path: a tuning database or JSON-lines log, as
+ * qtune_runtime_create_from_file takes (this CPU's entries); NULL: every layer gets the built-in
+ * default. threads >= 1: every operation's thread budget. Errors: QTUNE_ERROR_FILE (model or
+ * tuning file missing or unreadable, or a bad tuning file), QTUNE_ERROR_MODEL (not an ONNX model,
+ * damaged, dynamic input shapes, or an operation outside the supported set; the message names the
+ * node and field), QTUNE_ERROR_INVALID_ARGUMENT (threads < 1). *out is NULL after a failure. */
+qtune_status qtune_model_load(const char* model_path, const char* tuning_path, int threads, qtune_model** out);
+void qtune_model_destroy(qtune_model* model); /* NULL is ignored */
+
+size_t qtune_model_input_count(const qtune_model* model);  /* 0 when model is NULL */
+size_t qtune_model_output_count(const qtune_model* model); /* the graph's outputs, in its order */
+qtune_status qtune_model_input_info(const qtune_model* model, size_t index, qtune_tensor_info* info);
+qtune_status qtune_model_output_info(const qtune_model* model, size_t index, qtune_tensor_info* info);
+
+/* Runs the model: inputs[i] holds input i (qtune_model_input_info(i).bytes bytes), outputs[i]
+ * receives output i; buffers belong to the caller and must not overlap. Calls on one model from
+ * several threads are serialized (a model owns one arena); load a model per thread to run in
+ * parallel. */
+qtune_status qtune_model_run(const qtune_model* model, const void* const* inputs, void* const* outputs);
+
+/* Bytes of the activations' arena the model allocated once at load (0 when model is NULL). */
+size_t qtune_model_arena_bytes(const qtune_model* model);
+/* The compiled operations, in run order: step `index`'s name (its ONNX node's; "<tensor> to NHWC"
+ * for a layout conversion the executor adds), op type ("QLinearConv", ..., "layout") and, for a
+ * convolution or matrix product, the runtime's choice: "tuned <config key>", "nearest <config
+ * key>" or "heuristic <config key>" ("" for other steps). Strings live as long as the model; NULL
+ * output pointers are skipped. */
+size_t qtune_model_step_count(const qtune_model* model); /* 0 when model is NULL */
+qtune_status qtune_model_step_info(const qtune_model* model, size_t index, const char** name, const char** op_type,
+                                   const char** selection);
+
+#endif /* QTUNE_HAVE_MODEL_API */
 
 #ifdef __cplusplus
 }

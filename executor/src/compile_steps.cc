@@ -1,0 +1,500 @@
+// From the graph's operations to the executor's steps: the layout of every tensor (images
+// channels-last, everything else in ONNX's order), the conversions between them where an
+// operation needs the other, and each operation's kernel bound to its parameters.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "compiled_model.h"
+#include "layout_ops.h"
+#include "parallel_ranges.h"
+#include "quantized_ops.h"
+
+namespace qtune::executor {
+namespace {
+
+using onnx_import::GraphOp;
+using onnx_import::GraphOpKind;
+using onnx_import::ModelGraph;
+
+std::size_t bytes_of(ElementType type, const std::vector<std::int64_t>& shape) {
+  std::size_t n = onnx_import::element_bytes(type);
+  for (const std::int64_t d : shape) n *= static_cast<std::size_t>(d);
+  return n;
+}
+
+// NHWC and NCHW put the bytes of a rank-4 tensor in the same order when H*W or C is 1.
+bool same_order(const std::vector<std::int64_t>& shape) {
+  return shape.size() != 4 || shape[1] == 1 || shape[2] * shape[3] == 1;
+}
+
+// Elements per piece of an elementwise operation split over threads: far more than a wake-up costs.
+constexpr std::size_t kElementGrain = 16384;
+
+ImageShape image_of(const Slot& slot) {
+  return {slot.shape[0], slot.shape[2], slot.shape[3], slot.shape[1]};
+}
+
+std::string selection_text(const runtime::Selection& s) {
+  return std::string(runtime::to_string(s.source)) + " " + s.config_key;
+}
+
+class Compiler {
+ public:
+  Compiler(ModelExecutor::Compiled& c, const runtime::Runtime& runtime, const ExecutorOptions& options)
+      : c_(c), runtime_(runtime), options_(options) {}
+
+  void run() {
+    const ModelGraph& g = c_.graph;
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+      const auto& t = g.tensor(g.inputs[i]);
+      Slot slot = new_slot(t.name, t.type, t.shape, false);
+      slot.graph_input = static_cast<int>(i);
+      slot_of_[{t.name, false}] = add(slot);
+      c_.inputs.push_back({t.name, t.type, t.shape});
+    }
+    for (const GraphOp& op : g.ops) compile(op);
+    std::vector<std::string> outputs = g.outputs;
+    outputs.insert(outputs.end(), options_.extra_outputs.begin(), options_.extra_outputs.end());
+    for (const std::string& name : outputs) {
+      if (!latest_.count(name)) throw std::invalid_argument("output '" + name + "' is not a tensor the model computes");
+      const auto& t = g.tensor(name);
+      c_.outputs.push_back({t.name, t.type, t.shape});
+      c_.output_slots.push_back(latest_.at(name));
+    }
+  }
+
+ private:
+  Slot new_slot(const std::string& name, ElementType type, const std::vector<std::int64_t>& shape, bool nhwc) const {
+    Slot s;
+    s.name = name;
+    s.type = type;
+    s.shape = shape;
+    s.nhwc = nhwc && shape.size() == 4 && !same_order(shape);
+    s.bytes = bytes_of(type, shape);
+    return s;
+  }
+
+  int add(Slot slot) {
+    c_.slots.push_back(std::move(slot));
+    return static_cast<int>(c_.slots.size()) - 1;
+  }
+
+  // The slot holding `name` in the wanted layout, adding a conversion step the first time.
+  int read(const std::string& name, bool nhwc) {
+    const int held = latest_.count(name) ? latest_.at(name) : slot_of_.at({name, false});
+    const Slot& slot = c_.slots[static_cast<std::size_t>(held)];
+    if (same_order(slot.shape) || slot.nhwc == nhwc) return held;
+    const auto key = std::make_pair(name, nhwc);
+    if (const auto it = slot_of_.find(key); it != slot_of_.end()) return it->second;
+    const int converted = add(new_slot(name, slot.type, slot.shape, nhwc));
+    Step step;
+    step.info = {name + (nhwc ? " to NHWC" : " to NCHW"), "layout", "layout", ""};
+    step.reads = {held};
+    step.write = converted;
+    const auto s = slot.shape;
+    const std::size_t bytes = onnx_import::element_bytes(slot.type);
+    step.run = [held, converted, s, bytes, nhwc](const Frame& f) {
+      if (nhwc) nchw_to_nhwc(f.at[held], f.at[converted], s[0], s[1], s[2], s[3], bytes);
+      else nhwc_to_nchw(f.at[held], f.at[converted], s[0], s[1], s[2], s[3], bytes);
+    };
+    c_.steps.push_back(std::move(step));
+    slot_of_[key] = converted;
+    return converted;
+  }
+
+  bool held_nhwc(const std::string& name) const {
+    const auto it = latest_.find(name);
+    const int slot = it != latest_.end() ? it->second : slot_of_.at({name, false});
+    return c_.slots[static_cast<std::size_t>(slot)].nhwc;
+  }
+
+  int write(const GraphOp& op, bool nhwc) {
+    const auto& t = c_.graph.tensor(op.output);
+    const int slot = add(new_slot(t.name, t.type, t.shape, nhwc));
+    latest_[t.name] = slot;
+    slot_of_[{t.name, c_.slots[static_cast<std::size_t>(slot)].nhwc}] = slot;
+    return slot;
+  }
+
+  void push(const GraphOp& op, std::vector<int> reads, int out, std::function<void(const Frame&)> run,
+            bool elementwise = false, std::string selection = "") {
+    Step step;
+    step.info = {op.name, op.op_type, onnx_import::to_string(op.kind), std::move(selection)};
+    step.reads = std::move(reads);
+    step.write = out;
+    step.may_write_over_input = elementwise;
+    step.run = std::move(run);
+    c_.steps.push_back(std::move(step));
+  }
+
+  const Slot& slot(int index) const { return c_.slots[static_cast<std::size_t>(index)]; }
+
+  void compile(const GraphOp& op) {
+    switch (op.kind) {
+      case GraphOpKind::layer: return layer(op);
+      case GraphOpKind::add: return add_op(op);
+      case GraphOpKind::concat: return concat(op);
+      case GraphOpKind::max_pool:
+      case GraphOpKind::average_pool:
+      case GraphOpKind::global_average_pool: return pool(op);
+      case GraphOpKind::reshape: return reshape(op);
+      case GraphOpKind::transpose: return transpose_op(op);
+      case GraphOpKind::requantize:
+      case GraphOpKind::clamp: return requantize(op);
+      case GraphOpKind::quantize: return quantize_op(op);
+      case GraphOpKind::dequantize: return dequantize_op(op);
+      case GraphOpKind::float_clamp: return float_clamp(op);
+      case GraphOpKind::float_add: return float_add(op);
+      case GraphOpKind::softmax:
+      case GraphOpKind::qlinear_softmax: return softmax_op(op);
+      case GraphOpKind::float_layer: return float_layer(op);
+    }
+    throw std::invalid_argument(op.name + " (" + op.op_type + "): the executor has no kernel for " + onnx_import::to_string(op.kind));
+  }
+
+  template <typename F>
+  static void by_type(ElementType type, F&& f) {
+    if (type == ElementType::s8) f(std::int8_t{});
+    else f(std::uint8_t{});
+  }
+
+  void layer(const GraphOp& op) {
+    const onnx_import::ModelLayer& layer = *op.layer;
+    const std::int32_t* bias = layer.bias.empty() ? nullptr : layer.bias.data();
+    if (layer.op == OpKind::conv2d) {
+      const int in = read(op.inputs[0], true);
+      const int out = write(op, true);
+      auto prepared = std::make_shared<runtime::PreparedConv2d>(
+          runtime_.prepare_conv2d(layer.conv, layer.weights.data(), bias, options_.threads));
+      const std::string selection = selection_text(prepared->selection());
+      push(op, {in}, out, [prepared, in, out](const Frame& f) { prepared->run(f.at[in], f.at[out]); }, false, selection);
+      return;
+    }
+    layer_into(op, write(op, false));
+  }
+
+  // A matrix product writing `out`.
+  void layer_into(const GraphOp& op, int out) {
+    const onnx_import::ModelLayer& layer = *op.layer;
+    const std::int32_t* bias = layer.bias.empty() ? nullptr : layer.bias.data();
+    const int in = read(op.inputs[0], false);
+    const GemmProblem& p = layer.gemm;
+    std::vector<std::shared_ptr<runtime::PreparedGemm>> batches;
+    const auto k = static_cast<std::size_t>(p.k), n = static_cast<std::size_t>(p.n), m = static_cast<std::size_t>(p.m);
+    for (std::int64_t b = 0; b < layer.gemm_batches; ++b)
+      batches.push_back(std::make_shared<runtime::PreparedGemm>(runtime_.prepare_gemm(
+          p, layer.weights.data() + static_cast<std::size_t>(b) * k * n, n, bias, options_.threads)));
+    const std::size_t out_bytes = p.out_type == DType::s32 ? 4 : 1;
+    const std::string selection = selection_text(batches[0]->selection());
+    push(op, {in}, out, [batches, in, out, k, n, m, out_bytes](const Frame& f) {
+      for (std::size_t b = 0; b < batches.size(); ++b)
+        batches[b]->run(f.at[in] + b * m * k, k, f.at[out] + b * m * n * out_bytes, n);
+    }, false, selection);
+  }
+
+  // The int32 sums of the matrix product into a slot of their own, then scaled to float.
+  void float_layer(const GraphOp& op) {
+    GraphOp sums = op;
+    sums.output = op.output + "/int32_sums";
+    const auto& t = c_.graph.tensor(op.output);
+    const int acc = add(new_slot(sums.output, ElementType::s32, t.shape, false));
+    latest_[sums.output] = acc;
+    layer_into(sums, acc);
+    const int out = write(op, false);
+    const auto n = static_cast<std::size_t>(op.layer->gemm.n);
+    const std::size_t count = slot(out).bytes / 4;
+    const auto scales = op.float_scales;
+    const auto bias = op.float_bias;
+    push(op, {acc}, out, [=](const Frame& f) {
+      const std::int32_t* x = f.get<std::int32_t>(acc);
+      float* y = f.get<float>(out);
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t column = i % n;
+        const float scaled = static_cast<float>(x[i]) * scales[scales.size() == 1 ? 0 : column];
+        y[i] = bias.empty() ? scaled : std::fma(static_cast<float>(x[i]), scales[scales.size() == 1 ? 0 : column], bias[column]);
+      }
+    });
+  }
+
+  void add_op(const GraphOp& op) {
+    const bool nhwc = held_nhwc(op.inputs[0]);
+    const int a = read(op.inputs[0], nhwc), b = read(op.inputs[1], nhwc);
+    const int out = write(op, nhwc);
+    const std::size_t count = slot(out).bytes;
+    const auto qa = op.input_quantization[0], qb = op.input_quantization[1], qc = op.output_quantization;
+    by_type(slot(out).type, [&](auto t) {
+      using T = decltype(t);
+      push(op, {a, b}, out, [=, threads = options_.threads](const Frame& f) {
+        const T* x = f.get<T>(a);
+        const T* z = f.get<T>(b);
+        T* y = f.get<T>(out);
+        parallel_ranges(count, kElementGrain, threads, [&](std::size_t begin, std::size_t end) {
+          qlinear_add<T>(x + begin, z + begin, y + begin, end - begin, qa, qb, qc);
+        });
+      }, true);
+    });
+  }
+
+  void concat(const GraphOp& op) {
+    const auto& shape = c_.graph.tensor(op.output).shape;
+    const bool nhwc = shape.size() == 4 && op.axis == 1;
+    std::vector<int> ins;
+    for (const std::string& name : op.inputs) ins.push_back(read(name, nhwc));
+    const int out = write(op, nhwc);
+    // Per input: a copy when its quantization is the output's (onnxruntime compares the float
+    // scales with ==), else the table; the bytes of one input per outer index.
+    struct Part {
+      int slot;
+      std::size_t inner;  // bytes per outer index
+      bool copy;
+      ByteTable table;
+    };
+    std::vector<Part> parts;
+    const bool quantized_concat = op.op_type != "Concat" || !op.input_quantization.empty();
+    const std::size_t element = onnx_import::element_bytes(slot(out).type);
+    const std::int64_t axis = nhwc ? 3 : op.axis;  // in the held order
+    const auto held_dims = [&](const Slot& s) {
+      return s.nhwc ? std::vector<std::int64_t>{s.shape[0], s.shape[2], s.shape[3], s.shape[1]} : s.shape;
+    };
+    std::size_t outer = 1;
+    const auto out_dims = nhwc ? std::vector<std::int64_t>{shape[0], shape[2], shape[3], shape[1]} : shape;
+    for (std::int64_t d = 0; d < axis; ++d) outer *= static_cast<std::size_t>(out_dims[static_cast<std::size_t>(d)]);
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      Part part{ins[i], 0, true, {}};
+      const auto dims = held_dims(slot(ins[i]));
+      part.inner = element;
+      for (std::size_t d = static_cast<std::size_t>(axis); d < dims.size(); ++d) part.inner *= static_cast<std::size_t>(dims[d]);
+      if (quantized_concat && i < op.input_quantization.size() && !(op.input_quantization[i] == op.output_quantization)) {
+        part.copy = false;
+        if (slot(out).type == ElementType::s8) part.table = requantize_table<std::int8_t>(op.input_quantization[i], op.output_quantization, -128, 127);
+        else part.table = requantize_table<std::uint8_t>(op.input_quantization[i], op.output_quantization, 0, 255);
+      }
+      parts.push_back(part);
+    }
+    push(op, ins, out, [parts, outer, out](const Frame& f) {
+      std::uint8_t* y = f.at[out];
+      for (std::size_t o = 0; o < outer; ++o)
+        for (const Part& p : parts) {
+          const std::uint8_t* x = f.at[p.slot] + o * p.inner;
+          if (p.copy) std::memcpy(y, x, p.inner);
+          else apply_table(x, y, p.inner, p.table);
+          y += p.inner;
+        }
+    });
+  }
+
+  void pool(const GraphOp& op) {
+    const int in = read(op.inputs[0], true);
+    const int out = write(op, true);
+    const ImageShape is = image_of(slot(in)), os = image_of(slot(out));
+    const auto window = op.pool;
+    const auto qx = op.input_quantization.empty() ? onnx_import::Quantization{} : op.input_quantization[0];
+    const auto qy = op.output_quantization;
+    // onnxruntime computes an average over the whole image, unpadded, as the global average.
+    const bool global = op.kind == GraphOpKind::global_average_pool ||
+                        (op.kind == GraphOpKind::average_pool && window.kernel_h == is.h && window.kernel_w == is.w &&
+                         window.pad_top == 0 && window.pad_left == 0 && window.pad_bottom == 0 && window.pad_right == 0);
+    if (op.kind == GraphOpKind::average_pool && (window.dilation_h != 1 || window.dilation_w != 1))
+      throw std::invalid_argument(op.name + " (" + op.op_type + "): an average pool with dilations is not computed");
+    if (slot(out).type == ElementType::f32) {
+      const auto rows = static_cast<std::size_t>(os.n * os.h);
+      const int threads = options_.threads;
+      const bool max = op.kind == GraphOpKind::max_pool, whole = op.kind == GraphOpKind::global_average_pool;
+      push(op, {in}, out, [=](const Frame& f) {
+        if (whole) return float_global_average_pool_nhwc(f.get<float>(in), is, f.get<float>(out));
+        parallel_ranges(rows, 1, threads, [&](std::size_t begin, std::size_t end) {
+          const auto b = static_cast<std::int64_t>(begin), e = static_cast<std::int64_t>(end);
+          if (max) max_pool_nhwc<float>(f.get<float>(in), is, f.get<float>(out), os, window, b, e);
+          else float_average_pool_nhwc(f.get<float>(in), is, f.get<float>(out), os, window, b, e);
+        });
+      });
+      return;
+    }
+    by_type(slot(out).type, [&](auto t) {
+      using T = decltype(t);
+      const auto rows = static_cast<std::size_t>(os.n * os.h);
+      const int threads = options_.threads;
+      if (op.kind == GraphOpKind::max_pool)
+        push(op, {in}, out, [=](const Frame& f) {
+          parallel_ranges(rows, 1, threads, [&](std::size_t begin, std::size_t end) {
+            max_pool_nhwc<T>(f.get<T>(in), is, f.get<T>(out), os, window, static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end));
+          });
+        });
+      else if (global)
+        push(op, {in}, out, [=](const Frame& f) { global_average_pool_nhwc<T>(f.get<T>(in), is, f.get<T>(out), qx, qy); });
+      else
+        push(op, {in}, out, [=](const Frame& f) {
+          parallel_ranges(rows, 1, threads, [&](std::size_t begin, std::size_t end) {
+            average_pool_nhwc<T>(f.get<T>(in), is, f.get<T>(out), os, window, qx, qy, static_cast<std::int64_t>(begin),
+                                 static_cast<std::int64_t>(end));
+          });
+        });
+    });
+  }
+
+  void reshape(const GraphOp& op) {
+    const int in = read(op.inputs[0], false);
+    const auto& t = c_.graph.tensor(op.output);
+    Slot view = new_slot(t.name, t.type, t.shape, false);
+    view.view_of = in;
+    const int out = add(view);
+    latest_[t.name] = out;
+    slot_of_[{t.name, false}] = out;
+  }
+
+  void transpose_op(const GraphOp& op) {
+    const int in = read(op.inputs[0], false);
+    const int out = write(op, false);
+    const auto shape = slot(in).shape;
+    const auto perm = op.permutation;
+    if (shape.size() > max_transpose_rank)
+      throw std::invalid_argument(op.name + " (Transpose): a rank-" + std::to_string(shape.size()) + " transpose, the executor moves up to rank " +
+                                  std::to_string(max_transpose_rank));
+    const std::size_t bytes = onnx_import::element_bytes(slot(in).type);
+    push(op, {in}, out, [=](const Frame& f) { transpose(f.at[in], f.at[out], shape, perm, bytes); });
+  }
+
+  void requantize(const GraphOp& op) {
+    const bool nhwc = held_nhwc(op.inputs[0]);
+    const int in = read(op.inputs[0], nhwc);
+    const int out = write(op, nhwc);
+    ByteTable table;
+    const auto from = op.input_quantization.empty() ? op.output_quantization : op.input_quantization[0];
+    if (slot(in).type == ElementType::s8) table = requantize_table<std::int8_t>(from, op.output_quantization, op.clamp_min, op.clamp_max);
+    else table = requantize_table<std::uint8_t>(from, op.output_quantization, op.clamp_min, op.clamp_max);
+    const std::size_t count = slot(out).bytes;
+    push(op, {in}, out, [=, threads = options_.threads](const Frame& f) {
+      parallel_ranges(count, kElementGrain, threads, [&](std::size_t begin, std::size_t end) {
+        apply_table(f.at[in] + begin, f.at[out] + begin, end - begin, table);
+      });
+    }, true);
+  }
+
+  void quantize_op(const GraphOp& op) {
+    const int in = latest_.count(op.inputs[0]) ? latest_.at(op.inputs[0]) : slot_of_.at({op.inputs[0], false});
+    const Slot& source = slot(in);
+    // An image comes in as NCHW: quantized straight into the layout the convolutions read.
+    const bool into_nhwc = source.shape.size() == 4 && !source.nhwc && !same_order(source.shape);
+    const int out = write(op, source.nhwc || into_nhwc);
+    const auto q = op.output_quantization;
+    const std::size_t count = slot(out).bytes;
+    const ImageShape image = source.shape.size() == 4 ? image_of(source) : ImageShape{};
+    by_type(slot(out).type, [&](auto t) {
+      using T = decltype(t);
+      const int threads = options_.threads;
+      if (into_nhwc) {
+        const auto pixels = static_cast<std::size_t>(image.n * image.h * image.w);
+        push(op, {in}, out, [=](const Frame& f) {
+          parallel_ranges(pixels, kElementGrain / 4, threads, [&](std::size_t begin, std::size_t end) {
+            quantize_nchw_to_nhwc<T>(f.get<float>(in), f.get<T>(out), image, q, static_cast<std::int64_t>(begin),
+                                     static_cast<std::int64_t>(end));
+          });
+        });
+      } else {
+        push(op, {in}, out, [=](const Frame& f) {
+          parallel_ranges(count, kElementGrain, threads, [&](std::size_t begin, std::size_t end) {
+            quantize<T>(f.get<float>(in) + begin, f.get<T>(out) + begin, end - begin, q);
+          });
+        });
+      }
+    });
+  }
+
+  void dequantize_op(const GraphOp& op) {
+    const bool nhwc = held_nhwc(op.inputs[0]);
+    const int in = read(op.inputs[0], nhwc);
+    const int out = write(op, nhwc);
+    const auto q = op.input_quantization[0];
+    const std::size_t count = slot(in).bytes;
+    by_type(slot(in).type, [&](auto t) {
+      using T = decltype(t);
+      push(op, {in}, out, [=](const Frame& f) { dequantize<T>(f.get<T>(in), f.get<float>(out), count, q); });
+    });
+  }
+
+  void float_clamp(const GraphOp& op) {
+    const bool nhwc = held_nhwc(op.inputs[0]);
+    const int in = read(op.inputs[0], nhwc);
+    const int out = write(op, nhwc);
+    const std::size_t count = slot(out).bytes / 4;
+    const float lo = op.float_min, hi = op.float_max;
+    push(op, {in}, out, [=](const Frame& f) {
+      const float* x = f.get<float>(in);
+      float* y = f.get<float>(out);
+      for (std::size_t i = 0; i < count; ++i) y[i] = std::min(std::max(x[i], lo), hi);
+    }, true);
+  }
+
+  void float_add(const GraphOp& op) {
+    const bool nhwc = held_nhwc(op.inputs[0]);
+    const int a = read(op.inputs[0], nhwc), b = read(op.inputs[1], nhwc);
+    const int out = write(op, nhwc);
+    const std::size_t count = slot(out).bytes / 4;
+    push(op, {a, b}, out, [=](const Frame& f) {
+      const float* x = f.get<float>(a);
+      const float* z = f.get<float>(b);
+      float* y = f.get<float>(out);
+      for (std::size_t i = 0; i < count; ++i) y[i] = x[i] + z[i];
+    }, true);
+  }
+
+  void softmax_op(const GraphOp& op) {
+    const int in = read(op.inputs[0], false);
+    const int out = write(op, false);
+    const auto& shape = slot(in).shape;
+    // Rows of `row` elements `inner` apart: before opset 13 every axis from `axis` on is one row;
+    // from 13 on only `axis` is, the axes after it (inner) are rows of their own, as onnxruntime
+    // computes them after moving the axis last.
+    std::size_t outer = 1, row = 1, inner = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      const auto dim = static_cast<std::size_t>(shape[d]);
+      const auto axis = static_cast<std::size_t>(op.axis);
+      if (d < axis) outer *= dim;
+      else if (d == axis || op.softmax_opset < 13) row *= dim;
+      else inner *= dim;
+    }
+    const auto qx = op.input_quantization.empty() ? onnx_import::Quantization{} : op.input_quantization[0];
+    const auto qy = op.output_quantization;
+    const bool is_float = op.kind == GraphOpKind::softmax;
+    const ElementType type = slot(out).type;
+    push(op, {in}, out, [=](const Frame& f) {
+      const auto rows = [&](const std::uint8_t* x, std::uint8_t* y, std::size_t count) {
+        if (is_float) softmax(reinterpret_cast<const float*>(x), reinterpret_cast<float*>(y), count, row);
+        else if (type == ElementType::s8)
+          qlinear_softmax<std::int8_t>(reinterpret_cast<const std::int8_t*>(x), reinterpret_cast<std::int8_t*>(y), count, row, qx, qy);
+        else qlinear_softmax<std::uint8_t>(x, y, count, row, qx, qy);
+      };
+      if (inner == 1) {
+        rows(f.at[in], f.at[out], outer);
+        return;
+      }
+      const std::size_t bytes = is_float ? 4 : 1;
+      std::vector<std::uint8_t> gathered(row * bytes), result(row * bytes);
+      for (std::size_t o = 0; o < outer; ++o)
+        for (std::size_t i = 0; i < inner; ++i) {
+          for (std::size_t r = 0; r < row; ++r)
+            std::memcpy(&gathered[r * bytes], f.at[in] + ((o * row + r) * inner + i) * bytes, bytes);
+          rows(gathered.data(), result.data(), 1);
+          for (std::size_t r = 0; r < row; ++r)
+            std::memcpy(f.at[out] + ((o * row + r) * inner + i) * bytes, &result[r * bytes], bytes);
+        }
+    });
+  }
+
+  ModelExecutor::Compiled& c_;
+  const runtime::Runtime& runtime_;
+  const ExecutorOptions& options_;
+  std::map<std::pair<std::string, bool>, int> slot_of_;  // (tensor, nhwc) -> slot
+  std::map<std::string, int> latest_;                    // tensor -> the slot its producer wrote
+};
+
+}  // namespace
+
+void compile_steps(ModelExecutor::Compiled& compiled, const runtime::Runtime& runtime, const ExecutorOptions& options) {
+  Compiler(compiled, runtime, options).run();
+  for (const Step& step : compiled.steps) compiled.step_infos.push_back(step.info);
+}
+
+}  // namespace qtune::executor

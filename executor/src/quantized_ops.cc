@@ -1,0 +1,352 @@
+#include "quantized_ops.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace qtune::executor {
+namespace {
+
+template <typename T>
+constexpr std::int32_t lowest() {
+  return std::numeric_limits<T>::lowest();
+}
+template <typename T>
+constexpr std::int32_t highest() {
+  return std::numeric_limits<T>::max();
+}
+
+// cvtps2dq: round half to even under the default rounding mode; NaN and values outside int32
+// become INT_MIN (the "integer indefinite" value), which the saturation then sends to the minimum.
+std::int32_t convert_rne(float v) {
+  if (!(v > -2147483648.0f && v < 2147483648.0f)) return INT_MIN;
+  return static_cast<std::int32_t>(std::nearbyint(v));
+}
+
+// Round half to even of a float already clamped to a small range: adding and subtracting 1.5 * 2^23
+// leaves the integer the default rounding mode picks (exact for |v| < 2^22), and vectorizes.
+inline float round_small(float v) {
+  constexpr float magic = 12582912.0f;
+  return (v + magic) - magic;
+}
+
+template <typename T>
+T saturate(std::int32_t v) {
+  return static_cast<T>(std::clamp(v, lowest<T>(), highest<T>()));
+}
+
+struct AddConstants {
+  float ra, rb, fixed;
+};
+
+AddConstants add_constants(Quantization qa, Quantization qb, Quantization qc) {
+  AddConstants k;
+  k.ra = qa.scale / qc.scale;
+  k.rb = qb.scale / qc.scale;
+  const float folded = k.ra * static_cast<float>(qa.zero_point) + k.rb * static_cast<float>(qb.zero_point);
+  k.fixed = static_cast<float>(qc.zero_point) - folded;
+  return k;
+}
+
+bool has_avx2_fma() {
+#if defined(__x86_64__)
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+#if defined(__x86_64__)
+template <typename T>
+__attribute__((target("avx2,fma"))) std::size_t qlinear_add_avx2(const T* a, const T* b, T* out, std::size_t count,
+                                                                  const AddConstants& k) {
+  const __m256 ra = _mm256_set1_ps(k.ra), rb = _mm256_set1_ps(k.rb), fixed = _mm256_set1_ps(k.fixed);
+  std::size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m128i a8 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + i));
+    const __m128i b8 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + i));
+    const __m256i a32 = std::is_signed_v<T> ? _mm256_cvtepi8_epi32(a8) : _mm256_cvtepu8_epi32(a8);
+    const __m256i b32 = std::is_signed_v<T> ? _mm256_cvtepi8_epi32(b8) : _mm256_cvtepu8_epi32(b8);
+    const __m256 t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(b32), rb, fixed);
+    const __m256 v = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a32), ra, t);
+    // int32 -> int16 -> 8 bits, saturating at each narrowing as onnxruntime's packs do.
+    const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(_mm256_cvtps_epi32(v), _mm256_setzero_si256()), 0x08);
+    const __m128i half = _mm256_castsi256_si128(words);
+    const __m128i bytes = std::is_signed_v<T> ? _mm_packs_epi16(half, half) : _mm_packus_epi16(half, half);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), bytes);
+  }
+  return i;
+}
+#endif
+
+}  // namespace
+
+template <typename T>
+void qlinear_add(const T* a, const T* b, T* out, std::size_t count, Quantization qa, Quantization qb, Quantization qc) {
+  const AddConstants k = add_constants(qa, qb, qc);
+  std::size_t i = 0;
+  const bool fused = has_avx2_fma();
+#if defined(__x86_64__)
+  if (fused) i = qlinear_add_avx2(a, b, out, count, k);
+#endif
+  for (; i < count; ++i) {
+    const float fa = static_cast<float>(a[i]), fb = static_cast<float>(b[i]);
+    // AVX2 kernels: two fused multiply-adds; SSE2 kernels: multiplies and adds, left to right.
+    const float v = fused ? std::fma(fa, k.ra, std::fma(fb, k.rb, k.fixed)) : (k.fixed + fa * k.ra) + fb * k.rb;
+    out[i] = saturate<T>(convert_rne(v));
+  }
+}
+
+template <typename T>
+ByteTable requantize_table(Quantization from, Quantization to, std::int32_t lo, std::int32_t hi) {
+  ByteTable table{};
+  for (int j = 0; j < 256; ++j) {
+    const auto x = static_cast<T>(static_cast<std::uint8_t>(j));
+    const float real = static_cast<float>(static_cast<std::int32_t>(x) - from.zero_point) * from.scale;
+    const std::int32_t q = convert_rne(real / to.scale);
+    const std::int64_t shifted = q == INT_MIN ? INT_MIN : static_cast<std::int64_t>(q) + to.zero_point;
+    const auto v = static_cast<std::int32_t>(std::clamp<std::int64_t>(shifted, lo, hi));
+    table[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(static_cast<T>(v));
+  }
+  return table;
+}
+
+void apply_table(const std::uint8_t* in, std::uint8_t* out, std::size_t count, const ByteTable& table) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = table[in[i]];
+}
+
+template <typename T>
+void max_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
+                   std::int64_t row_begin, std::int64_t row_end) {
+  const auto c = static_cast<std::size_t>(input.c);
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t n = row / output.h, oh = row % output.h;
+      for (std::int64_t ow = 0; ow < output.w; ++ow) {
+        T* y = out + static_cast<std::size_t>(((n * output.h + oh) * output.w + ow)) * c;
+        std::fill(y, y + c, std::numeric_limits<T>::lowest());
+        for (std::int64_t kh = 0; kh < window.kernel_h; ++kh) {
+          const std::int64_t h = oh * window.stride_h - window.pad_top + kh * window.dilation_h;
+          if (h < 0 || h >= input.h) continue;
+          for (std::int64_t kw = 0; kw < window.kernel_w; ++kw) {
+            const std::int64_t w = ow * window.stride_w - window.pad_left + kw * window.dilation_w;
+            if (w < 0 || w >= input.w) continue;
+            const T* x = in + static_cast<std::size_t>(((n * input.h + h) * input.w + w)) * c;
+            for (std::size_t ch = 0; ch < c; ++ch) y[ch] = std::max(y[ch], x[ch]);
+          }
+        }
+      }
+  }
+}
+
+template <typename T>
+void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
+                       Quantization qx, Quantization qy, std::int64_t row_begin, std::int64_t row_end) {
+  const auto c = static_cast<std::size_t>(input.c);
+  std::array<float, 256> real{};  // x_scale * (x - zero point) for every byte
+  for (int j = 0; j < 256; ++j) {
+    const auto x = static_cast<T>(static_cast<std::uint8_t>(j));
+    real[static_cast<std::size_t>(j)] = qx.scale * static_cast<float>(static_cast<std::int32_t>(x) - qx.zero_point);
+  }
+  std::vector<float> sum(c);
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t n = row / output.h, oh = row % output.h;
+      for (std::int64_t ow = 0; ow < output.w; ++ow) {
+        std::int64_t h0 = oh * window.stride_h - window.pad_top, w0 = ow * window.stride_w - window.pad_left;
+        const std::int64_t h1 = std::min(h0 + window.kernel_h, input.h), w1 = std::min(w0 + window.kernel_w, input.w);
+        h0 = std::max<std::int64_t>(h0, 0);
+        w0 = std::max<std::int64_t>(w0, 0);
+        std::fill(sum.begin(), sum.end(), 0.0f);
+        for (std::int64_t h = h0; h < h1; ++h)
+          for (std::int64_t w = w0; w < w1; ++w) {
+            const T* x = in + static_cast<std::size_t>(((n * input.h + h) * input.w + w)) * c;
+            for (std::size_t ch = 0; ch < c; ++ch) sum[ch] += real[static_cast<std::uint8_t>(x[ch])];
+          }
+        const float count = static_cast<float>(window.count_include_pad ? window.kernel_h * window.kernel_w
+                                                                        : std::max<std::int64_t>((h1 - h0) * (w1 - w0), 0));
+        T* y = out + static_cast<std::size_t>(((n * output.h + oh) * output.w + ow)) * c;
+        for (std::size_t ch = 0; ch < c; ++ch) {
+          const float mean = sum[ch] / count;
+          const float shifted = mean / qy.scale + static_cast<float>(qy.zero_point);
+          y[ch] = saturate<T>(convert_rne(shifted));
+        }
+      }
+  }
+}
+
+template <typename T>
+void global_average_pool_nhwc(const T* in, ImageShape input, T* out, Quantization qx, Quantization qy) {
+  const auto c = static_cast<std::size_t>(input.c);
+  const std::int64_t pixels = input.h * input.w;
+  const float scale = qx.scale / (qy.scale * static_cast<float>(pixels));
+  std::vector<std::int32_t> acc(c);
+  for (std::int64_t n = 0; n < input.n; ++n) {
+    std::fill(acc.begin(), acc.end(), static_cast<std::int32_t>(-qx.zero_point * pixels));
+    const T* x = in + static_cast<std::size_t>(n * pixels) * c;
+    for (std::int64_t p = 0; p < pixels; ++p, x += c)
+      for (std::size_t ch = 0; ch < c; ++ch) acc[ch] += x[ch];
+    T* y = out + static_cast<std::size_t>(n) * c;
+    for (std::size_t ch = 0; ch < c; ++ch) {
+      const float v = static_cast<float>(acc[ch]) * scale;
+      const float lo = static_cast<float>(lowest<T>() - qy.zero_point), hi = static_cast<float>(highest<T>() - qy.zero_point);
+      y[ch] = static_cast<T>(convert_rne(std::min(std::max(v, lo), hi)) + qy.zero_point);
+    }
+  }
+}
+
+template <typename T>
+void qlinear_softmax(const T* in, T* out, std::size_t rows, std::size_t row, Quantization qx, Quantization qy) {
+  constexpr bool is_signed = std::is_signed_v<T>;
+  // onnxruntime's table: exp over the 256 inputs, shifted so that a row's sum stays finite.
+  std::array<float, 256> table{};
+  double shift = std::log(static_cast<double>(FLT_MAX / static_cast<float>(row)));
+  shift = std::max(0.0, shift - 5.0) / qx.scale;
+  for (int i = 0; i < 256; ++i) {
+    const double e = std::exp((static_cast<double>(i) - 255 + shift) * static_cast<double>(qx.scale));
+    table[static_cast<std::uint8_t>(is_signed ? i - 128 : i)] = static_cast<float>(e);
+  }
+  const float inverse = std::floor(1.0f / qy.scale);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const T* x = in + r * row;
+    T* y = out + r * row;
+    const T xmax = *std::max_element(x, x + row);
+    const auto index = [&](T v) {
+      return is_signed ? static_cast<std::uint8_t>(127 - static_cast<std::int32_t>(xmax) + v)
+                       : static_cast<std::uint8_t>(255 - static_cast<std::int32_t>(xmax) + v);
+    };
+    float sum = 0;
+    for (std::size_t i = 0; i < row; ++i) sum += table[index(x[i])];
+    if (sum == 0) continue;
+    for (std::size_t i = 0; i < row; ++i) {
+      const float v = table[index(x[i])] * inverse / sum;
+      const std::int32_t q = static_cast<std::int32_t>(std::nearbyint(v)) + qy.zero_point;
+      y[i] = saturate<T>(q);
+    }
+  }
+}
+
+void softmax(const float* in, float* out, std::size_t rows, std::size_t row) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* x = in + r * row;
+    float* y = out + r * row;
+    const float xmax = *std::max_element(x, x + row);
+    float sum = 0;
+    for (std::size_t i = 0; i < row; ++i) {
+      y[i] = std::exp(x[i] - xmax);
+      sum += y[i];
+    }
+    const float inverse = 1.0f / sum;
+    for (std::size_t i = 0; i < row; ++i) y[i] *= inverse;
+  }
+}
+
+// QuantizeLinear of `count` floats into `out` (stride elements apart); written so that the compiler
+// vectorizes it (the comparisons select, the rounding is the float addition of round_small).
+template <typename T>
+void quantize_run(const float* in, T* out, std::size_t count, std::size_t stride, Quantization q) {
+  const float lo = static_cast<float>(lowest<T>() - q.zero_point), hi = static_cast<float>(highest<T>() - q.zero_point);
+  constexpr std::size_t kBlock = 256;
+  std::int32_t rounded[kBlock];
+  for (std::size_t begin = 0; begin < count; begin += kBlock) {
+    const std::size_t n = std::min(kBlock, count - begin);
+    for (std::size_t i = 0; i < n; ++i) {
+      float v = in[begin + i] / q.scale;
+      v = v >= lo ? v : lo;  // NaN too, as onnxruntime's max with the lower bound gives
+      v = v > hi ? hi : v;
+      rounded[i] = static_cast<std::int32_t>(round_small(v));
+    }
+    for (std::size_t i = 0; i < n; ++i) out[(begin + i) * stride] = static_cast<T>(rounded[i] + q.zero_point);
+  }
+}
+
+template <typename T>
+void quantize(const float* in, T* out, std::size_t count, Quantization q) {
+  quantize_run(in, out, count, 1, q);
+}
+
+template <typename T>
+void quantize_nchw_to_nhwc(const float* in, T* out, ImageShape s, Quantization q, std::int64_t pixel_begin,
+                           std::int64_t pixel_end) {
+  const std::int64_t pixels = s.h * s.w;
+  // One image's run of pixels at a time, channel by channel (contiguous in NCHW).
+  for (std::int64_t p = pixel_begin; p < pixel_end;) {
+    const std::int64_t n = p / pixels, first = p % pixels;
+    const std::int64_t last = std::min(pixels, first + (pixel_end - p));
+    for (std::int64_t c = 0; c < s.c; ++c) {
+      const float* x = in + static_cast<std::size_t>((n * s.c + c) * pixels + first);
+      T* y = out + static_cast<std::size_t>((n * pixels + first) * s.c + c);
+      quantize_run(x, y, static_cast<std::size_t>(last - first), static_cast<std::size_t>(s.c), q);
+    }
+    p += last - first;
+  }
+}
+
+template <typename T>
+void dequantize(const T* in, float* out, std::size_t count, Quantization q) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<float>(static_cast<std::int32_t>(in[i]) - q.zero_point) * q.scale;
+}
+
+void float_average_pool_nhwc(const float* in, ImageShape input, float* out, ImageShape output, const PoolWindow& window,
+                             std::int64_t row_begin, std::int64_t row_end) {
+  const auto c = static_cast<std::size_t>(input.c);
+  std::vector<float> sum(c);
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t n = row / output.h, oh = row % output.h;
+    for (std::int64_t ow = 0; ow < output.w; ++ow) {
+      const std::int64_t h0 = oh * window.stride_h - window.pad_top, w0 = ow * window.stride_w - window.pad_left;
+      // ONNX's divisor with count_include_pad: the window clipped to the padded input.
+      const std::int64_t padded = (std::min(h0 + window.kernel_h, input.h + window.pad_bottom) - h0) *
+                                  (std::min(w0 + window.kernel_w, input.w + window.pad_right) - w0);
+      const std::int64_t h_lo = std::max<std::int64_t>(h0, 0), h_hi = std::min(h0 + window.kernel_h, input.h);
+      const std::int64_t w_lo = std::max<std::int64_t>(w0, 0), w_hi = std::min(w0 + window.kernel_w, input.w);
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      for (std::int64_t h = h_lo; h < h_hi; ++h)
+        for (std::int64_t w = w_lo; w < w_hi; ++w) {
+          const float* x = in + static_cast<std::size_t>(((n * input.h + h) * input.w + w)) * c;
+          for (std::size_t ch = 0; ch < c; ++ch) sum[ch] += x[ch];
+        }
+      const float count = static_cast<float>(window.count_include_pad ? padded : std::max<std::int64_t>((h_hi - h_lo) * (w_hi - w_lo), 1));
+      float* y = out + static_cast<std::size_t>(((n * output.h + oh) * output.w + ow)) * c;
+      for (std::size_t ch = 0; ch < c; ++ch) y[ch] = sum[ch] / count;
+    }
+  }
+}
+
+void float_global_average_pool_nhwc(const float* in, ImageShape input, float* out) {
+  const auto c = static_cast<std::size_t>(input.c);
+  const std::int64_t pixels = input.h * input.w;
+  for (std::int64_t n = 0; n < input.n; ++n) {
+    float* y = out + static_cast<std::size_t>(n) * c;
+    std::fill(y, y + c, 0.0f);
+    const float* x = in + static_cast<std::size_t>(n * pixels) * c;
+    for (std::int64_t p = 0; p < pixels; ++p, x += c)
+      for (std::size_t ch = 0; ch < c; ++ch) y[ch] += x[ch];
+    for (std::size_t ch = 0; ch < c; ++ch) y[ch] /= static_cast<float>(pixels);
+  }
+}
+
+template void max_pool_nhwc<float>(const float*, ImageShape, float*, ImageShape, const PoolWindow&, std::int64_t, std::int64_t);
+
+#define QTUNE_EXECUTOR_INSTANTIATE(T)                                                                                  \
+  template void qlinear_add<T>(const T*, const T*, T*, std::size_t, Quantization, Quantization, Quantization);       \
+  template ByteTable requantize_table<T>(Quantization, Quantization, std::int32_t, std::int32_t);                    \
+  template void max_pool_nhwc<T>(const T*, ImageShape, T*, ImageShape, const PoolWindow&, std::int64_t, std::int64_t); \
+  template void average_pool_nhwc<T>(const T*, ImageShape, T*, ImageShape, const PoolWindow&, Quantization, Quantization, \
+                                     std::int64_t, std::int64_t);                                                     \
+  template void global_average_pool_nhwc<T>(const T*, ImageShape, T*, Quantization, Quantization);                   \
+  template void qlinear_softmax<T>(const T*, T*, std::size_t, std::size_t, Quantization, Quantization);              \
+  template void quantize<T>(const float*, T*, std::size_t, Quantization);                                            \
+  template void quantize_nchw_to_nhwc<T>(const float*, T*, ImageShape, Quantization, std::int64_t, std::int64_t);    \
+  template void dequantize<T>(const T*, float*, std::size_t, Quantization);
+QTUNE_EXECUTOR_INSTANTIATE(std::uint8_t)
+QTUNE_EXECUTOR_INSTANTIATE(std::int8_t)
+#undef QTUNE_EXECUTOR_INSTANTIATE
+
+}  // namespace qtune::executor
