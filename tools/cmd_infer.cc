@@ -53,23 +53,6 @@ std::string describe_inputs(const std::vector<TensorInfo>& inputs) {
   return out;
 }
 
-// The tuned configurations as `qtune run` takes them: --db or --log, for --target or this machine.
-Runtime load_runtime(const qtune::cli::Args& args) {
-  qtune::runtime::RuntimeOptions options;
-  if (auto target = qtune::cli::resolve_target_option(args)) options.target_key = *target;
-  const auto db = args.value("db"), log = args.value("log");
-  if (db && log) throw UsageError("give --db or --log, not both");
-  try {
-    if (db) return Runtime::from_database(*db, std::move(options));
-    if (log) return Runtime::from_log(*log, std::move(options));
-  } catch (const qtune::records::LogError& e) {
-    std::ostringstream problems;
-    for (const auto& p : e.problems()) problems << "\n  " << p.to_string();
-    throw std::runtime_error("the log has " + std::to_string(e.problems().size()) + " invalid line(s):" + problems.str());
-  }
-  return Runtime(std::move(options));
-}
-
 // --input NAME=FILE, each name once (split at the first '=', as --input-shape is).
 std::map<std::string, std::string> input_paths(const qtune::cli::Args& args) {
   std::map<std::string, std::string> paths;
@@ -157,7 +140,7 @@ int run_infer(const qtune::cli::Args& args) {
   qtune::executor::ExecutorOptions options;
   options.threads = static_cast<int>(args.int_or("threads", 1, 1, 1024));
   options.import.input_shapes = qtune::cli::input_shapes(args);
-  const Runtime runtime = load_runtime(args);
+  const Runtime runtime = qtune::cli::load_runtime(args);
   const auto executor = qtune::executor::ModelExecutor::load(model, runtime, options);
   const std::vector<std::string> file_names = output_file_names(executor.outputs(), extension);
   const std::map<std::string, Tensor> inputs = read_inputs(paths, executor.inputs());

@@ -56,22 +56,6 @@ std::string ratio(double numerator, double denominator) { return qtune::fixed(nu
 
 nlohmann::json optional_json(bool present, const nlohmann::json& value) { return present ? value : nlohmann::json(); }
 
-Runtime load_runtime(const qtune::cli::Args& args) {
-  qtune::runtime::RuntimeOptions options;
-  if (auto target = qtune::cli::resolve_target_option(args)) options.target_key = *target;
-  const auto db = args.value("db"), log = args.value("log");
-  if (db && log) throw qtune::cli::UsageError("give --db or --log, not both");
-  try {
-    if (db) return Runtime::from_database(*db, std::move(options));
-    if (log) return Runtime::from_log(*log, std::move(options));
-  } catch (const qtune::records::LogError& e) {
-    std::ostringstream problems;
-    for (const auto& p : e.problems()) problems << "\n  " << p.to_string();
-    throw std::runtime_error("the log has " + std::to_string(e.problems().size()) + " invalid line(s):" + problems.str());
-  }
-  return Runtime(std::move(options));
-}
-
 void print_header(const qtune::WorkloadFile& network, const Runtime& rt, const std::string& source, int repetitions,
                   qtune::CacheState cache) {
   std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
@@ -437,7 +421,7 @@ int run_network(const qtune::cli::Args& args) {
     }
     for (auto& layer : network.layers) layer.workload.quant.rounding = *mode;
   }
-  const Runtime rt = load_runtime(args);
+  const Runtime rt = qtune::cli::load_runtime(args);
 #ifdef QTUNE_HAVE_ONNX
   if (model_path && only != "layers") {
     // Loaded (and checked) before anything is timed: a model the executor cannot run fails here.

@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "qtune/records/errors.h"
@@ -58,6 +59,22 @@ int run_with_data_errors(const Args& args, const std::function<int()>& body) {
     std::cerr << prefix << e.what() << "\n";
     return 1;
   }
+}
+
+runtime::Runtime load_runtime(const Args& args) {
+  runtime::RuntimeOptions options;
+  if (auto target = resolve_target_option(args)) options.target_key = *target;
+  const auto db = args.value("db"), log = args.value("log");
+  if (db && log) throw UsageError("give --db or --log, not both");
+  try {
+    if (db) return runtime::Runtime::from_database(*db, std::move(options));
+    if (log) return runtime::Runtime::from_log(*log, std::move(options));
+  } catch (const records::LogError& e) {
+    std::ostringstream problems;
+    for (const auto& p : e.problems()) problems << "\n  " << p.to_string();
+    throw std::runtime_error("the log has " + std::to_string(e.problems().size()) + " invalid line(s):" + problems.str());
+  }
+  return runtime::Runtime(std::move(options));
 }
 
 }  // namespace qtune::cli

@@ -14,6 +14,7 @@
 #include "qtune/records/tuning_db.h"
 #include "qtune/records/tuning_records.h"
 #include "qtune/runtime/key_validators.h"
+#include "qtune/runtime/runtime.h"
 #include "qtune/search_space/workload.h"
 
 namespace qtune::cli {
@@ -39,6 +40,11 @@ std::vector<MissingLayer> missing_layers(const records::TuningRecords& records, 
                                          const WorkloadFile& network);
 // One line per missing layer: name, short description, workload key.
 void print_missing_layers(std::ostream& out, const std::vector<MissingLayer>& missing);
+
+// The tuned configurations of --db or --log (not both) for --target or this machine, as `run` and
+// `infer` take them; no tuning data gives the defaults. A log with invalid lines is an error
+// listing them.
+runtime::Runtime load_runtime(const Args& args);
 
 // Runs a command body, turning records/log errors into "qtune <cmd>: <message>" and exit 1.
 int run_with_data_errors(const Args& args, const std::function<int()>& body);

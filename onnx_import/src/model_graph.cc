@@ -225,7 +225,7 @@ class Reader {
   // The fused QDQ unit of a node that is not a convolution or matrix product, as onnxruntime's
   // QDQ selectors find it: every activation input through a per-tensor DequantizeLinear, the
   // output into one per-tensor QuantizeLinear, the 8-bit types equal.
-  std::optional<Unit> qdq_unit(const NodeProto& node) const {
+  std::optional<Unit> qdq_unit(const NodeProto& node) {
     const std::string& op = node.op_type();
     static const std::set<std::string> unit_ops = {"Add", "Concat", "MaxPool", "AveragePool", "GlobalAveragePool",
                                                    "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Softmax"};
@@ -367,7 +367,7 @@ class Reader {
   void add_unit(const NodeProto& node, Unit unit) {
     for (const NodeProto* part : unit.absorbed) {
       if (part->op_type() != "DequantizeLinear") absorbed_.insert(part);
-      for (const std::string& name : {label(*part)}) unit.op.nodes.push_back(name);
+      unit.op.nodes.push_back(label(*part));
     }
     // A DequantizeLinear stays an operation of its own when some reader of its output is not a unit reading through it.
     for (const NodeProto* dq : unit.input_dequantizers) dequantizer_readers_[dq].insert(&node);
@@ -593,7 +593,7 @@ class Reader {
   std::map<const NodeProto*, Unit> units_;
   std::set<const NodeProto*> absorbed_;
   std::map<const NodeProto*, std::set<const NodeProto*>> dequantizer_readers_;
-  mutable std::set<const NodeProto*> needs_requantize_;
+  std::set<const NodeProto*> needs_requantize_;  // integer data movement followed by a requantization
 };
 
 }  // namespace

@@ -104,6 +104,11 @@ void check_against_onnxruntime(const std::string& build_arguments, const std::st
     qtune::executor::ExecutorOptions options;
     options.threads = threads;
     const ModelExecutor executor = ModelExecutor::load(model, runtime, options);
+    // The arena holds no more than the largest set of tensors live at one step, but for alignment.
+    const auto& arena = executor.arena();
+    EXPECT_GE(arena.arena_bytes, arena.peak_live_bytes);
+    EXPECT_LE(arena.arena_bytes, arena.peak_live_bytes + 64 * executor.steps().size());
+    EXPECT_LE(arena.arena_bytes, arena.all_tensor_bytes + 64 * executor.steps().size());
     std::map<std::string, Tensor> inputs;
     std::vector<std::pair<std::string, std::string>> files;
     for (const auto& info : executor.inputs()) {
@@ -158,6 +163,8 @@ class Edge : public ::testing::TestWithParam<std::string> {};
 TEST_P(Edge, EveryQuantizedTensorEqualsOnnxRuntimes) { check_against_onnxruntime("edge " + GetParam(), GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Edges, Edge,
-                         ::testing::Values("u8_weights", "s8_activations", "ceil_pool", "qlinear_softmax", "concat_scales", "views", "float_bias", "float_logits", "clip"));
+                         ::testing::Values("u8_weights", "s8_activations", "ceil_pool", "qlinear_softmax", "concat_scales", "views",
+                                           "float_bias", "float_logits", "clip"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace

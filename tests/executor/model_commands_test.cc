@@ -1,0 +1,163 @@
+// The whole-model commands as a user runs them (`qtune infer`, `qtune run --model --only whole`)
+// and the executor's answers to bad input: an operation outside the supported set, a damaged model,
+// inputs of the wrong name, type or shape. Nothing is written when anything is wrong.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "qtune/executor/model_executor.h"
+#include "qtune/executor/tensor_files.h"
+#include "qtune/onnx_import/model.h"
+#include "tools/cli_harness.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using qtune::cli_testing::cat;
+using qtune::executor::ModelExecutor;
+using qtune::executor::Tensor;
+
+class WholeModelCommands : public qtune::cli_testing::CliTest {
+ protected:
+  // build_networks.py with `arguments`, the model written to `name` in the test's directory.
+  std::string build(const std::string& arguments, const std::string& name) const {
+    const std::string model = path(name).string();
+    const std::string command = cat(QTUNE_PYTHON, " ", QTUNE_SOURCE_DIR, "/tests/executor/build_networks.py ", arguments, " ", model);
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    return model;
+  }
+  std::string input(const std::string& name, const std::string& shape) const {
+    const std::string file = path(name).string();
+    const std::string command = cat(QTUNE_PYTHON, " ", QTUNE_SOURCE_DIR, "/tests/executor/build_networks.py input ", file, " --shape ", shape);
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    return file;
+  }
+};
+
+TEST_F(WholeModelCommands, InferWritesEveryOutputAsTheExecutorComputesIt) {
+  const std::string model = build("edge u8_weights", "m.onnx");
+  const std::string image = input("image.npy", "1,3,17,19");
+  for (const std::string format : {"npy", "pb"}) {
+    const auto o = qtune(cat("infer --model m.onnx --input input=image.npy --output out_", format, " --format ", format, " --threads 2"));
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("arena:"), std::string::npos) << o.out;
+    const qtune::runtime::Runtime runtime;
+    const ModelExecutor executor = ModelExecutor::load(model, runtime);
+    const auto expected = executor.run({{"input", qtune::executor::read_tensor(image)}});
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      const std::string file = path(cat("out_", format)) / qtune::executor::tensor_file_name(executor.outputs()[i].name, "." + format);
+      const Tensor got = qtune::executor::read_tensor(file);
+      EXPECT_EQ(got.shape, expected[i].shape) << file;
+      EXPECT_EQ(got.bytes, expected[i].bytes) << file;
+    }
+  }
+}
+
+TEST_F(WholeModelCommands, InferRefusesBadInputsAndWritesNothing) {
+  build("edge u8_weights", "m.onnx");
+  input("image.npy", "1,3,17,19");
+  input("wrong_shape.npy", "1,3,17,18");
+  qtune::cli_testing::write_file(path("broken.npy"), "\x93NUMPY garbage");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--input picture=image.npy", "picture"},
+      {"--input input=wrong_shape.npy", "wrong_shape.npy"},
+      {"--input input=broken.npy", "broken.npy"},
+      {"--input input=missing.npy", "missing.npy"},
+      {"", "input"},
+  };
+  for (const auto& [arguments, named] : cases) {
+    const auto o = qtune(cat("infer --model m.onnx ", arguments, " --output out"));
+    EXPECT_NE(o.exit_code, 0) << arguments;
+    EXPECT_NE(o.err.find(named), std::string::npos) << arguments << ": " << o.err;
+    EXPECT_FALSE(fs::exists(path("out"))) << arguments;
+  }
+}
+
+TEST_F(WholeModelCommands, RunTimesTheWholeModelBesideOnnxRuntime) {
+  build("network mobilenet_v2 --form qoperator --image 64", "m.onnx");
+  const auto o = qtune("run --model m.onnx --only whole --onnxruntime --json");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"type\":\"whole_model\""), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"onnxruntime_1t_ns\""), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"onnxruntime_2t_ns\""), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"op_type\":\"QLinearConv\""), std::string::npos) << o.out;
+  const auto text = qtune("run --model m.onnx --only whole");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("whole model (qtune's executor"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("operations other than conv/matmul"), std::string::npos) << text.out;
+}
+
+TEST_F(WholeModelCommands, AnOperationOutsideTheSetIsNamedBeforeAnythingRuns) {
+  const std::string model = build("edge u8_weights", "m.onnx");
+  const std::string script = cat(
+      "import onnx, sys; from onnx import helper; m = onnx.load(sys.argv[1]); g = m.graph; "
+      "g.node.append(helper.make_node('LeakyRelu', ['input'], ['leaky'], name='the_leaky_one')); "
+      "g.output.append(helper.make_tensor_value_info('leaky', onnx.TensorProto.FLOAT, None)); onnx.save(m, sys.argv[2])");
+  ASSERT_EQ(std::system(cat(QTUNE_PYTHON, " -c \"", script, "\" ", model, " ", path("leaky.onnx").string()).c_str()), 0);
+  const qtune::runtime::Runtime runtime;
+  try {
+    ModelExecutor::load(path("leaky.onnx").string(), runtime);
+    ADD_FAILURE() << "a model with LeakyRelu was loaded";
+  } catch (const qtune::onnx_import::ModelError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("the_leaky_one"), std::string::npos) << message;
+    EXPECT_NE(message.find("LeakyRelu"), std::string::npos) << message;
+    EXPECT_NE(message.find("supported: "), std::string::npos) << message;
+    EXPECT_NE(message.find("com.microsoft.QLinearAdd"), std::string::npos) << message;
+  }
+  const auto o = qtune("run --model leaky.onnx --only whole");
+  EXPECT_EQ(o.exit_code, 1) << o.err;  // a model that cannot be read, as for every model command
+  EXPECT_NE(o.err.find("the_leaky_one"), std::string::npos) << o.err;
+}
+
+TEST_F(WholeModelCommands, DamagedModelsAreErrorsNamingTheFile) {
+  const std::string model = build("edge views", "m.onnx");
+  const std::string bytes = qtune::cli_testing::slurp(model);
+  const qtune::runtime::Runtime runtime;
+  for (const std::size_t keep : {std::size_t{0}, std::size_t{10}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 7}) {
+    const std::string damaged = path(cat("cut", keep, ".onnx")).string();
+    qtune::cli_testing::write_file(damaged, bytes.substr(0, keep));
+    try {
+      ModelExecutor::load(damaged, runtime);
+      ADD_FAILURE() << "a model cut to " << keep << " bytes was loaded";
+    } catch (const qtune::onnx_import::ModelError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(damaged, 0), 0u) << e.what();
+    }
+  }
+}
+
+TEST_F(WholeModelCommands, RunRefusesInputsOfTheWrongNameTypeOrShape) {
+  const std::string model = build("edge u8_weights", "m.onnx");
+  const qtune::runtime::Runtime runtime;
+  const ModelExecutor executor = ModelExecutor::load(model, runtime);
+  const auto& info = executor.inputs().at(0);
+  const Tensor good{info.type, info.shape, std::vector<std::uint8_t>(info.bytes())};
+  EXPECT_NO_THROW(executor.run({{info.name, good}}));
+  Tensor shape = good;
+  shape.shape.back() += 1;
+  Tensor type = good;
+  type.type = qtune::executor::ElementType::u8;
+  const std::vector<std::pair<std::map<std::string, Tensor>, std::string>> cases = {
+      {{}, "'input' is not given"},
+      {{{info.name, shape}}, "has shape [1,3,17,20], the model takes [1,3,17,19]"},
+      {{{info.name, type}}, "is uint8, the model takes float"},
+      {{{info.name, good}, {"other", good}}, "'other' is not an input of the model"},
+  };
+  for (const auto& [inputs, message] : cases) {
+    try {
+      executor.run(inputs);
+      ADD_FAILURE() << message;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(WholeModelCommands, TheLayerReaderFindsEveryLayerAfterTheResidualAdds) {
+  // ONNX's shape inference stops at com.microsoft.QLinearAdd; qtune's own goes through it.
+  const std::string model = build("network mobilenet_v2 --form qoperator --image 64", "m.onnx");
+  const auto read = qtune::onnx_import::read_model(model);
+  EXPECT_EQ(read.layers.size(), 53u);  // 52 convolutions and the classifier
+}
+
+}  // namespace
