@@ -131,6 +131,15 @@ class Compiler {
 
   const Slot& slot(int index) const { return c_.slots[static_cast<std::size_t>(index)]; }
 
+  runtime::LibraryUse library_use() const {
+    switch (options_.libraries) {
+      case ExecutorOptions::Libraries::allowed: return runtime::LibraryUse::allowed;
+      case ExecutorOptions::Libraries::kernels_only: return runtime::LibraryUse::kernels_only;
+      case ExecutorOptions::Libraries::automatic: break;
+    }
+    return options_.threads > 1 ? runtime::LibraryUse::kernels_only : runtime::LibraryUse::allowed;
+  }
+
   void compile(const GraphOp& op) {
     switch (op.kind) {
       case GraphOpKind::layer: return layer(op);
@@ -167,7 +176,7 @@ class Compiler {
       const int in = read(op.inputs[0], true);
       const int out = write(op, true);
       auto prepared = std::make_shared<runtime::PreparedConv2d>(
-          runtime_.prepare_conv2d(layer.conv, layer.weights.data(), bias, options_.threads));
+          runtime_.prepare_conv2d(layer.conv, layer.weights.data(), bias, options_.threads, library_use()));
       const std::string selection = selection_text(prepared->selection());
       push(op, {in}, out, [prepared, in, out](const Frame& f) { prepared->run(f.at[in], f.at[out]); }, false, selection);
       return;
@@ -185,7 +194,7 @@ class Compiler {
     const auto k = static_cast<std::size_t>(p.k), n = static_cast<std::size_t>(p.n), m = static_cast<std::size_t>(p.m);
     for (std::int64_t b = 0; b < layer.gemm_batches; ++b)
       batches.push_back(std::make_shared<runtime::PreparedGemm>(runtime_.prepare_gemm(
-          p, layer.weights.data() + static_cast<std::size_t>(b) * k * n, n, bias, options_.threads)));
+          p, layer.weights.data() + static_cast<std::size_t>(b) * k * n, n, bias, options_.threads, library_use())));
     const std::size_t out_bytes = p.out_type == DType::s32 ? 4 : 1;
     const std::string selection = selection_text(batches[0]->selection());
     push(op, {in}, out, [batches, in, out, k, n, m, out_bytes](const Frame& f) {

@@ -1,5 +1,7 @@
 #include "quantized_ops.h"
 
+#include "qtune/kernels/target_clones.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <climits>
@@ -8,7 +10,13 @@
 #include <vector>
 
 #if defined(__x86_64__)
+// GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on its own "undefined" placeholder once
+// inlined (GCC bug 105593, fixed in GCC 13); silenced around the header and the AVX-512 kernel.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
 #endif
 
 namespace qtune::executor {
@@ -40,6 +48,17 @@ inline float round_small(float v) {
 template <typename T>
 T saturate(std::int32_t v) {
   return static_cast<T>(std::clamp(v, lowest<T>(), highest<T>()));
+}
+
+// saturate(round half to even(v)) without a libm call or a branch, so that loops of it vectorize:
+// rounding is monotonic and the bounds are integers, so clamping first (NaN to the minimum, as
+// cvtps2dq's integer indefinite then saturates) gives the same integer.
+template <typename T>
+T round_saturate(float v) {
+  constexpr float lo = static_cast<float>(lowest<T>()), hi = static_cast<float>(highest<T>());
+  v = v >= lo ? v : lo;
+  v = v <= hi ? v : hi;
+  return static_cast<T>(static_cast<std::int32_t>(round_small(v)));
 }
 
 struct AddConstants {
@@ -85,6 +104,36 @@ __attribute__((target("avx2,fma"))) std::size_t qlinear_add_avx2(const T* a, con
   }
   return i;
 }
+
+// The same arithmetic 16 lanes at a time (fused multiply-adds round once at any width).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+template <typename T>
+__attribute__((target("avx512f,avx512bw"))) std::size_t qlinear_add_avx512(const T* a, const T* b, T* out,
+                                                                            std::size_t count, const AddConstants& k) {
+  const __m512 ra = _mm512_set1_ps(k.ra), rb = _mm512_set1_ps(k.rb), fixed = _mm512_set1_ps(k.fixed);
+  const __m512i lo = _mm512_set1_epi32(lowest<T>()), hi = _mm512_set1_epi32(highest<T>());
+  std::size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m128i a8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+    const __m128i b8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+    const __m512i a32 = std::is_signed_v<T> ? _mm512_cvtepi8_epi32(a8) : _mm512_cvtepu8_epi32(a8);
+    const __m512i b32 = std::is_signed_v<T> ? _mm512_cvtepi8_epi32(b8) : _mm512_cvtepu8_epi32(b8);
+    const __m512 t = _mm512_fmadd_ps(_mm512_cvtepi32_ps(b32), rb, fixed);
+    const __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a32), ra, t);
+    // Saturating to int16 and then to 8 bits, as onnxruntime's packs do, is this clamp.
+    const __m512i r = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(v), lo), hi);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(r));
+  }
+  return i;
+}
+#pragma GCC diagnostic pop
+
+bool has_avx512bw() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  return yes;
+}
 #endif
 
 }  // namespace
@@ -95,7 +144,7 @@ void qlinear_add(const T* a, const T* b, T* out, std::size_t count, Quantization
   std::size_t i = 0;
   const bool fused = has_avx2_fma();
 #if defined(__x86_64__)
-  if (fused) i = qlinear_add_avx2(a, b, out, count, k);
+  if (fused) i = has_avx512bw() ? qlinear_add_avx512(a, b, out, count, k) : qlinear_add_avx2(a, b, out, count, k);
 #endif
   for (; i < count; ++i) {
     const float fa = static_cast<float>(a[i]), fb = static_cast<float>(b[i]);
@@ -124,8 +173,8 @@ void apply_table(const std::uint8_t* in, std::uint8_t* out, std::size_t count, c
 }
 
 template <typename T>
-void max_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
-                   std::int64_t row_begin, std::int64_t row_end) {
+[[gnu::always_inline]] inline void max_pool_body(const T* in, ImageShape input, T* out, ImageShape output,
+                                                 const PoolWindow& window, std::int64_t row_begin, std::int64_t row_end) {
   const auto c = static_cast<std::size_t>(input.c);
   for (std::int64_t row = row_begin; row < row_end; ++row) {
     const std::int64_t n = row / output.h, oh = row % output.h;
@@ -147,14 +196,10 @@ void max_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, con
 }
 
 template <typename T>
-void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
-                       Quantization qx, Quantization qy, std::int64_t row_begin, std::int64_t row_end) {
+[[gnu::always_inline]] inline void average_pool_body(const T* in, ImageShape input, T* out, ImageShape output,
+                                                     const PoolWindow& window, Quantization qx, Quantization qy,
+                                                     std::int64_t row_begin, std::int64_t row_end) {
   const auto c = static_cast<std::size_t>(input.c);
-  std::array<float, 256> real{};  // x_scale * (x - zero point) for every byte
-  for (int j = 0; j < 256; ++j) {
-    const auto x = static_cast<T>(static_cast<std::uint8_t>(j));
-    real[static_cast<std::size_t>(j)] = qx.scale * static_cast<float>(static_cast<std::int32_t>(x) - qx.zero_point);
-  }
   std::vector<float> sum(c);
   for (std::int64_t row = row_begin; row < row_end; ++row) {
     const std::int64_t n = row / output.h, oh = row % output.h;
@@ -167,16 +212,17 @@ void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output,
         for (std::int64_t h = h0; h < h1; ++h)
           for (std::int64_t w = w0; w < w1; ++w) {
             const T* x = in + static_cast<std::size_t>(((n * input.h + h) * input.w + w)) * c;
-            for (std::size_t ch = 0; ch < c; ++ch) sum[ch] += real[static_cast<std::uint8_t>(x[ch])];
+            // fl(x_scale * (x - zero point)) added in window order per channel; across channels
+            // the loop vectorizes (a multiply, then an add: this file is built without FMA).
+            for (std::size_t ch = 0; ch < c; ++ch)
+              sum[ch] += static_cast<float>(static_cast<std::int32_t>(x[ch]) - qx.zero_point) * qx.scale;
           }
         const float count = static_cast<float>(window.count_include_pad ? window.kernel_h * window.kernel_w
                                                                         : std::max<std::int64_t>((h1 - h0) * (w1 - w0), 0));
         T* y = out + static_cast<std::size_t>(((n * output.h + oh) * output.w + ow)) * c;
-        for (std::size_t ch = 0; ch < c; ++ch) {
-          const float mean = sum[ch] / count;
-          const float shifted = mean / qy.scale + static_cast<float>(qy.zero_point);
-          y[ch] = saturate<T>(convert_rne(shifted));
-        }
+        // The divisions in a loop of their own, which vectorizes; the rounding after.
+        for (std::size_t ch = 0; ch < c; ++ch) sum[ch] = sum[ch] / count / qy.scale + static_cast<float>(qy.zero_point);
+        for (std::size_t ch = 0; ch < c; ++ch) y[ch] = round_saturate<T>(sum[ch]);
       }
   }
 }
@@ -194,9 +240,12 @@ void global_average_pool_nhwc(const T* in, ImageShape input, T* out, Quantizatio
       for (std::size_t ch = 0; ch < c; ++ch) acc[ch] += x[ch];
     T* y = out + static_cast<std::size_t>(n) * c;
     for (std::size_t ch = 0; ch < c; ++ch) {
+      // onnxruntime clamps to [min - zY, max - zY], rounds, then adds zY: the same as rounding,
+      // adding zY and saturating.
       const float v = static_cast<float>(acc[ch]) * scale;
-      const float lo = static_cast<float>(lowest<T>() - qy.zero_point), hi = static_cast<float>(highest<T>() - qy.zero_point);
-      y[ch] = static_cast<T>(convert_rne(std::min(std::max(v, lo), hi)) + qy.zero_point);
+      const float bound = 512.0f;  // beyond any 8-bit range with any 8-bit zero point
+      const auto q = static_cast<std::int32_t>(round_small(std::min(std::max(v, -bound), bound)));
+      y[ch] = saturate<T>(q + qy.zero_point);
     }
   }
 }
@@ -332,14 +381,62 @@ void float_global_average_pool_nhwc(const float* in, ImageShape input, float* ou
   }
 }
 
-template void max_pool_nhwc<float>(const float*, ImageShape, float*, ImageShape, const PoolWindow&, std::int64_t, std::int64_t);
+// The pools' loops vectorize across channels; compiled for AVX-512 too (target clones), which the
+// baseline build's 16-byte vectors leave at a quarter of the width. This file is built without
+// floating-point contraction, so the clones' sums round as onnxruntime's do.
+namespace {
+#define QTUNE_POOL_CLONES(T, suffix)                                                                                  \
+  QTUNE_CLONED_FOR_AVX512 void max_pool_##suffix(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, \
+                                                 std::int64_t begin, std::int64_t end) {                             \
+    max_pool_body(in, is, out, os, w, begin, end);                                                                    \
+  }
+QTUNE_POOL_CLONES(std::uint8_t, u8)
+QTUNE_POOL_CLONES(std::int8_t, s8)
+QTUNE_POOL_CLONES(float, f32)
+#undef QTUNE_POOL_CLONES
+QTUNE_CLONED_FOR_AVX512 void average_pool_u8(const std::uint8_t* in, ImageShape is, std::uint8_t* out, ImageShape os,
+                                             const PoolWindow& w, Quantization qx, Quantization qy, std::int64_t begin,
+                                             std::int64_t end) {
+  average_pool_body(in, is, out, os, w, qx, qy, begin, end);
+}
+QTUNE_CLONED_FOR_AVX512 void average_pool_s8(const std::int8_t* in, ImageShape is, std::int8_t* out, ImageShape os,
+                                             const PoolWindow& w, Quantization qx, Quantization qy, std::int64_t begin,
+                                             std::int64_t end) {
+  average_pool_body(in, is, out, os, w, qx, qy, begin, end);
+}
+}  // namespace
+
+template <>
+void max_pool_nhwc<std::uint8_t>(const std::uint8_t* in, ImageShape is, std::uint8_t* out, ImageShape os, const PoolWindow& w,
+                                 std::int64_t begin, std::int64_t end) {
+  max_pool_u8(in, is, out, os, w, begin, end);
+}
+template <>
+void max_pool_nhwc<std::int8_t>(const std::int8_t* in, ImageShape is, std::int8_t* out, ImageShape os, const PoolWindow& w,
+                                std::int64_t begin, std::int64_t end) {
+  max_pool_s8(in, is, out, os, w, begin, end);
+}
+template <>
+void max_pool_nhwc<float>(const float* in, ImageShape is, float* out, ImageShape os, const PoolWindow& w, std::int64_t begin,
+                          std::int64_t end) {
+  max_pool_f32(in, is, out, os, w, begin, end);
+}
+template <>
+void average_pool_nhwc<std::uint8_t>(const std::uint8_t* in, ImageShape is, std::uint8_t* out, ImageShape os,
+                                     const PoolWindow& w, Quantization qx, Quantization qy, std::int64_t begin,
+                                     std::int64_t end) {
+  average_pool_u8(in, is, out, os, w, qx, qy, begin, end);
+}
+template <>
+void average_pool_nhwc<std::int8_t>(const std::int8_t* in, ImageShape is, std::int8_t* out, ImageShape os,
+                                    const PoolWindow& w, Quantization qx, Quantization qy, std::int64_t begin,
+                                    std::int64_t end) {
+  average_pool_s8(in, is, out, os, w, qx, qy, begin, end);
+}
 
 #define QTUNE_EXECUTOR_INSTANTIATE(T)                                                                                  \
   template void qlinear_add<T>(const T*, const T*, T*, std::size_t, Quantization, Quantization, Quantization);       \
   template ByteTable requantize_table<T>(Quantization, Quantization, std::int32_t, std::int32_t);                    \
-  template void max_pool_nhwc<T>(const T*, ImageShape, T*, ImageShape, const PoolWindow&, std::int64_t, std::int64_t); \
-  template void average_pool_nhwc<T>(const T*, ImageShape, T*, ImageShape, const PoolWindow&, Quantization, Quantization, \
-                                     std::int64_t, std::int64_t);                                                     \
   template void global_average_pool_nhwc<T>(const T*, ImageShape, T*, Quantization, Quantization);                   \
   template void qlinear_softmax<T>(const T*, T*, std::size_t, std::size_t, Quantization, Quantization);              \
   template void quantize<T>(const float*, T*, std::size_t, Quantization);                                            \

@@ -35,6 +35,15 @@ template <typename T>
 void max_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
                    std::int64_t row_begin, std::int64_t row_end);
 
+template <>
+void max_pool_nhwc<std::uint8_t>(const std::uint8_t*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&, std::int64_t,
+                                 std::int64_t);
+template <>
+void max_pool_nhwc<std::int8_t>(const std::int8_t*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&, std::int64_t,
+                                std::int64_t);
+template <>
+void max_pool_nhwc<float>(const float*, ImageShape, float*, ImageShape, const PoolWindow&, std::int64_t, std::int64_t);
+
 // QLinearAveragePool's float path (onnxruntime's order of additions, its divisor, true division).
 template <typename T>
 void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
@@ -45,6 +54,13 @@ void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output,
 void float_average_pool_nhwc(const float* in, ImageShape input, float* out, ImageShape output, const PoolWindow& window,
                              std::int64_t row_begin, std::int64_t row_end);
 void float_global_average_pool_nhwc(const float* in, ImageShape input, float* out);
+
+template <>
+void average_pool_nhwc<std::uint8_t>(const std::uint8_t*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&,
+                                     Quantization, Quantization, std::int64_t, std::int64_t);
+template <>
+void average_pool_nhwc<std::int8_t>(const std::int8_t*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&,
+                                    Quantization, Quantization, std::int64_t, std::int64_t);
 
 // QLinearGlobalAveragePool (and an AveragePool whose window is the whole image): integer sums, one
 // float multiply by x_scale / (y_scale * H * W), rounded half to even.

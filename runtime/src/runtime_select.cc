@@ -108,11 +108,15 @@ void mark_tuned(Selection& sel, const TunedEntry& entry) {
 // Whether `entry`, tuned for exactly this workload, may run it here: then `choice` takes it (a
 // tuned selection) and true; else false with `why` saying what stops it.
 template <typename Traits>
-bool run_exact(const Runtime::State& state, const typename Traits::Problem& problem, int threads,
+bool run_exact(const Runtime::State& state, const typename Traits::Problem& problem, int threads, LibraryUse libraries,
                const TunedEntry& entry, Choice<typename Traits::KernelConfig>& choice, std::string& why) {
   using KernelConfig = typename Traits::KernelConfig;
   Selection& sel = choice.selection;
   if (const auto library = to_library_config(entry.config)) {
+    if (libraries == LibraryUse::kernels_only) {
+      why = "tuned configuration " + entry.config.key() + " not run: the caller runs qtune's kernels only";
+      return false;
+    }
     std::string unsupported;
     if (library->threads > threads) {
       why = "tuned configuration " + entry.config.key() + " exceeds the thread budget " + std::to_string(threads);
@@ -151,7 +155,7 @@ bool run_exact(const Runtime::State& state, const typename Traits::Problem& prob
 
 template <typename Traits>
 Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const typename Traits::Problem& problem,
-                                             int threads) {
+                                             int threads, LibraryUse libraries) {
   using KernelConfig = typename Traits::KernelConfig;
   const Workload workload = workload_of(problem, threads);  // validates the problem and the budget
   Choice<KernelConfig> choice;
@@ -165,11 +169,11 @@ Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const 
   if (exact != state.by_lookup_key.end()) {
     const TunedEntry& best = state.entries[exact->second];
     why.clear();
-    if (run_exact<Traits>(state, problem, threads, best, choice, why)) return choice;
+    if (run_exact<Traits>(state, problem, threads, libraries, best, choice, why)) return choice;
     if (const auto others = state.other_kinds.find(sel.workload_key); others != state.other_kinds.end()) {
       for (const TunedEntry& other : others->second) {
         std::string other_why;
-        if (run_exact<Traits>(state, problem, threads, other, choice, other_why)) {
+        if (run_exact<Traits>(state, problem, threads, libraries, other, choice, other_why)) {
           sel.reason = why + "; the best " + other.kind + " configuration measured for this workload runs instead";
           return choice;
         }
@@ -186,7 +190,8 @@ Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const 
       const TunedEntry& candidate = state.entries[index];
       if (candidate.lookup_key == sel.workload_key) continue;
       if (const auto library = to_library_config(candidate.config)) {
-        if (!runnable_library<Traits>(state, *library, problem, sel.workload_key)) continue;
+        if (libraries == LibraryUse::kernels_only || !runnable_library<Traits>(state, *library, problem, sel.workload_key))
+          continue;
       } else if (!runnable_isa<Traits>(state, Traits::from(candidate.config), sel.workload_key)) {
         continue;
       }
@@ -243,20 +248,20 @@ Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const 
 
 }  // namespace
 
-Selection Runtime::select_gemm(const GemmProblem& problem, int threads) const {
-  auto choice = choose<GemmTraits>(*state_, problem, threads);
+Selection Runtime::select_gemm(const GemmProblem& problem, int threads, LibraryUse libraries) const {
+  auto choice = choose<GemmTraits>(*state_, problem, threads, libraries);
   state_->record(choice.selection);
   return std::move(choice.selection);
 }
 
-Selection Runtime::select_conv2d(const Conv2dProblem& problem, int threads) const {
-  auto choice = choose<Conv2dTraits>(*state_, problem, threads);
+Selection Runtime::select_conv2d(const Conv2dProblem& problem, int threads, LibraryUse libraries) const {
+  auto choice = choose<Conv2dTraits>(*state_, problem, threads, libraries);
   state_->record(choice.selection);
   return std::move(choice.selection);
 }
 
 PreparedGemm Runtime::prepare_gemm(const GemmProblem& problem, const std::int8_t* b, std::size_t ldb,
-                                   const std::int32_t* bias, int threads) const {
+                                   const std::int32_t* bias, int threads, LibraryUse libraries) const {
   if (b == nullptr) throw std::invalid_argument("gemm prepare: weights (B) must not be null");
   if (problem.has_bias != (bias != nullptr))
     throw std::invalid_argument(problem.has_bias ? "gemm prepare: the problem has a bias but bias is null"
@@ -264,7 +269,7 @@ PreparedGemm Runtime::prepare_gemm(const GemmProblem& problem, const std::int8_t
   if (ldb < static_cast<std::size_t>(problem.n < 0 ? 0 : problem.n))
     throw std::invalid_argument("gemm prepare: ldb " + std::to_string(ldb) + " is smaller than N " +
                                 std::to_string(problem.n));
-  auto choice = choose<GemmTraits>(*state_, problem, threads);
+  auto choice = choose<GemmTraits>(*state_, problem, threads, libraries);
   if (choice.library) {
     std::shared_ptr<const libraries::LibraryGemm> op =
         libraries::prepare_library_gemm(choice.library->library, problem, b, ldb, bias, choice.library->threads);
@@ -277,12 +282,12 @@ PreparedGemm Runtime::prepare_gemm(const GemmProblem& problem, const std::int8_t
 }
 
 PreparedConv2d Runtime::prepare_conv2d(const Conv2dProblem& problem, const std::int8_t* weights,
-                                       const std::int32_t* bias, int threads) const {
+                                       const std::int32_t* bias, int threads, LibraryUse libraries) const {
   if (weights == nullptr) throw std::invalid_argument("conv2d prepare: weights must not be null");
   if (problem.has_bias != (bias != nullptr))
     throw std::invalid_argument(problem.has_bias ? "conv2d prepare: the problem has a bias but bias is null"
                                                  : "conv2d prepare: bias given for a problem without bias");
-  auto choice = choose<Conv2dTraits>(*state_, problem, threads);
+  auto choice = choose<Conv2dTraits>(*state_, problem, threads, libraries);
   if (choice.library) {
     std::shared_ptr<const libraries::LibraryConv2d> op =
         libraries::prepare_library_conv2d(choice.library->library, problem, weights, bias, choice.library->threads);

@@ -151,5 +151,34 @@ TEST_F(LibraryFallbackTest, BestOfAnotherKindNeverReplacesARunnableBest) {
   EXPECT_EQ(op.selection().reason, "");
 }
 
+TEST_F(LibraryFallbackTest, KernelsOnlyRunsTheLayersBestOwnConfigurationWhereTheLibraryWon) {
+  // A whole model at several threads asks for qtune's kernels only: the library's best is passed
+  // over for the best own configuration measured, the nearest never takes a library, and a layer
+  // that measured nothing else gets the default. The library stays usable for other callers.
+  const Config runner_up = non_default_config(tuned_conv);
+  const std::string db = dir.file("kinds.db");
+  write_database(db, {measurement(tuned_conv.key(), current_target_key(), library_key, 1000.0),
+                      measurement(tuned_conv.key(), current_target_key(), runner_up.key(), 1500.0),
+                      measurement(tuned_gemm.key(), current_target_key(), library_key, 1000.0)});
+  const Runtime rt = Runtime::from_database(db, warnings.options());
+  const ConvCase layer(tuned_conv);
+  const PreparedConv2d own = rt.prepare_conv2d(layer.problem, layer.weights.data(), layer.bias.data(), 1, LibraryUse::kernels_only);
+  EXPECT_EQ(own.selection().source, ConfigSource::tuned);
+  EXPECT_EQ(own.selection().config_key, runner_up.key());
+  EXPECT_EQ(own.library(), "");
+  EXPECT_NE(own.selection().reason.find("qtune's kernels only"), std::string::npos) << own.selection().reason;
+  EXPECT_EQ(layer.run(own), layer.reference());
+  const ConvCase untuned(conv_workload(7, 32, 64, 3, 2, 1));
+  const auto neighbour = rt.select_conv2d(untuned.problem, 2, LibraryUse::kernels_only);
+  EXPECT_EQ(neighbour.config_key.find("onednn"), std::string::npos) << neighbour.config_key;
+  const GemmCase gemm(tuned_gemm);
+  const auto gemm_selection = rt.select_gemm(gemm.problem, 1, LibraryUse::kernels_only);
+  EXPECT_NE(gemm_selection.source, ConfigSource::tuned);
+  EXPECT_EQ(gemm_selection.config_key.find("onednn"), std::string::npos) << gemm_selection.config_key;
+  if (libraries::library_unavailable("onednn").empty()) {
+    EXPECT_EQ(rt.select_conv2d(layer.problem, 1).config_key, library_key);  // allowed by default
+  }
+}
+
 }  // namespace
 }  // namespace qtune::runtime

@@ -45,6 +45,11 @@ struct TensorInfo {
 struct ExecutorOptions {
   int threads = 1;                      // every operation's thread budget
   onnx_import::ImportOptions import;    // input shapes for dynamic dimensions
+  // Whether a layer tuned best with a vendor library runs it. Automatic: at one thread yes; at
+  // several, qtune's kernels (the best of them measured for the layer), because the library's
+  // OpenMP threads spin for a while after each of its layers on the cores the next step's
+  // workers need (docs/model-executor.md, "Threads").
+  enum class Libraries : unsigned char { automatic, allowed, kernels_only } libraries = Libraries::automatic;
   // Extra graph tensors to return from run() after the graph's outputs (their names), for
   // comparing intermediates; they are kept out of the arena's reuse.
   std::vector<std::string> extra_outputs;

@@ -54,6 +54,15 @@ struct RuntimeOptions {
   WarningSink warning_sink;
 };
 
+// Whether a layer whose tuned best is a vendor library's configuration runs it.
+enum class LibraryUse : unsigned char {
+  allowed,       // the tuned best, whatever computes it
+  kernels_only,  // qtune's kernels: the best of them measured for the workload, else the nearest or
+                 // the default. For callers that run other work on qtune's thread pool between
+                 // layers at several threads (a whole model), where a library's own threads (OpenMP)
+                 // would spin beside the pool's after each layer.
+};
+
 // One tuned configuration, as stored in databases and logs.
 struct TunedConfig {
   std::string workload_key;
@@ -92,16 +101,17 @@ class Runtime {
   void set_warning_sink(WarningSink sink);   // thread-safe
 
   // The choice for a layer without preparing it. Problems are validated (std::invalid_argument).
-  Selection select_gemm(const GemmProblem& problem, int threads) const;
-  Selection select_conv2d(const Conv2dProblem& problem, int threads) const;
+  Selection select_gemm(const GemmProblem& problem, int threads, LibraryUse libraries = LibraryUse::allowed) const;
+  Selection select_conv2d(const Conv2dProblem& problem, int threads, LibraryUse libraries = LibraryUse::allowed) const;
 
   // Chooses and packs: b is K x N int8 with row stride ldb >= N, bias N values (null iff
   // !problem.has_bias); conv weights are HWIO as in conv2d.h. std::invalid_argument for an
   // invalid problem, a thread budget < 1 or a null weight pointer.
   PreparedGemm prepare_gemm(const GemmProblem& problem, const std::int8_t* b, std::size_t ldb,
-                            const std::int32_t* bias, int threads) const;
+                            const std::int32_t* bias, int threads, LibraryUse libraries = LibraryUse::allowed) const;
   PreparedConv2d prepare_conv2d(const Conv2dProblem& problem, const std::int8_t* weights,
-                                const std::int32_t* bias, int threads) const;
+                                const std::int32_t* bias, int threads,
+                                LibraryUse libraries = LibraryUse::allowed) const;
 
   // Layers chosen so far that fell back, one entry per workload, in the order first seen.
   std::vector<FallbackEntry> fallbacks() const;
