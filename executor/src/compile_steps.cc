@@ -84,7 +84,7 @@ class Compiler {
   // The slot holding `name` in the wanted layout, adding a conversion step the first time.
   int read(const std::string& name, bool nhwc) {
     const int held = latest_.count(name) ? latest_.at(name) : slot_of_.at({name, false});
-    const Slot& slot = c_.slots[static_cast<std::size_t>(held)];
+    const Slot slot = c_.slots[static_cast<std::size_t>(held)];  // a copy: adding a slot below moves them
     if (same_order(slot.shape) || slot.nhwc == nhwc) return held;
     const auto key = std::make_pair(name, nhwc);
     if (const auto it = slot_of_.find(key); it != slot_of_.end()) return it->second;
@@ -333,13 +333,22 @@ class Compiler {
         });
       else if (global)
         push(op, {in}, out, [=](const Frame& f) { global_average_pool_nhwc<T>(f.get<T>(in), is, f.get<T>(out), qx, qy); });
-      else
+      else {
+        // onnxruntime's two passes: the input dequantized into the step's scratch, then the windows.
+        const std::size_t step = c_.steps.size();
+        const std::size_t elements = slot(in).bytes;
         push(op, {in}, out, [=](const Frame& f) {
+          auto* real = reinterpret_cast<float*>(f.scratch[step]);
+          parallel_ranges(elements, kElementGrain, threads, [&](std::size_t begin, std::size_t end) {
+            dequantize<T>(f.get<T>(in) + begin, real + begin, end - begin, qx);
+          });
           parallel_ranges(rows, 1, threads, [&](std::size_t begin, std::size_t end) {
-            average_pool_nhwc<T>(f.get<T>(in), is, f.get<T>(out), os, window, qx, qy, static_cast<std::int64_t>(begin),
-                                 static_cast<std::int64_t>(end));
+            average_pool_real_nhwc<T>(real, is, f.get<T>(out), os, window, qy, static_cast<std::int64_t>(begin),
+                                      static_cast<std::int64_t>(end));
           });
         });
+        c_.steps.back().scratch_bytes = elements * sizeof(float);
+      }
     });
   }
 
@@ -383,7 +392,7 @@ class Compiler {
 
   void quantize_op(const GraphOp& op) {
     const int in = latest_.count(op.inputs[0]) ? latest_.at(op.inputs[0]) : slot_of_.at({op.inputs[0], false});
-    const Slot& source = slot(in);
+    const Slot source = slot(in);  // a copy: write() below adds a slot, which moves them
     // An image comes in as NCHW: quantized straight into the layout the convolutions read.
     const bool into_nhwc = source.shape.size() == 4 && !source.nhwc && !same_order(source.shape);
     const int out = write(op, source.nhwc || into_nhwc);

@@ -28,6 +28,7 @@ struct Slot {
 // The pointers of one run: every slot's first byte.
 struct Frame {
   std::vector<std::uint8_t*> at;
+  std::vector<std::uint8_t*> scratch;  // per step: its scratch bytes in the arena (null: none)
   template <typename T>
   T* get(int slot) const {
     return reinterpret_cast<T*>(at[static_cast<std::size_t>(slot)]);
@@ -39,6 +40,8 @@ struct Step {
   std::vector<int> reads;
   int write = -1;
   bool may_write_over_input = false;  // elementwise: the output may take an input's buffer
+  std::size_t scratch_bytes = 0;      // working memory live during the step only
+  int scratch_buffer = -1;            // its arena buffer (planned)
   std::function<void(const Frame&)> run;
 };
 

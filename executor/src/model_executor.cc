@@ -30,6 +30,10 @@ Frame frame_of(const ModelExecutor::Compiled& c, const void* const* inputs) {
     else if (s.view_of >= 0) f.at[i] = f.at[static_cast<std::size_t>(s.view_of)];
     else f.at[i] = arena + c.buffer_offsets[static_cast<std::size_t>(s.buffer)];
   }
+  f.scratch.resize(c.steps.size(), nullptr);
+  for (std::size_t i = 0; i < c.steps.size(); ++i) {
+    if (c.steps[i].scratch_buffer >= 0) f.scratch[i] = arena + c.buffer_offsets[static_cast<std::size_t>(c.steps[i].scratch_buffer)];
+  }
   return f;
 }
 

@@ -41,6 +41,12 @@ void plan_buffers(ModelExecutor::Compiled& c) {
       out.buffer = static_cast<int>(buffers.size());
       buffers.push_back({out.bytes, s, s});
     }
+    if (step.scratch_bytes > 0) {
+      step.scratch_buffer = static_cast<int>(buffers.size());
+      buffers.push_back({step.scratch_bytes, s, s});
+      c.report.scratch_bytes = std::max(c.report.scratch_bytes, step.scratch_bytes);
+      c.report.all_tensor_bytes += step.scratch_bytes;
+    }
   }
   // Each buffer lives from its first write to the last read of any slot in it.
   for (std::size_t i = 0; i < c.slots.size(); ++i) {

@@ -196,34 +196,33 @@ template <typename T>
 }
 
 template <typename T>
-[[gnu::always_inline]] inline void average_pool_body(const T* in, ImageShape input, T* out, ImageShape output,
-                                                     const PoolWindow& window, Quantization qx, Quantization qy,
-                                                     std::int64_t row_begin, std::int64_t row_end) {
+[[gnu::always_inline]] inline void average_pool_body(const float* real, ImageShape input, T* out, ImageShape output,
+                                                     const PoolWindow& window, Quantization qy, std::int64_t row_begin,
+                                                     std::int64_t row_end) {
   const auto c = static_cast<std::size_t>(input.c);
   std::vector<float> sum(c);
   for (std::int64_t row = row_begin; row < row_end; ++row) {
     const std::int64_t n = row / output.h, oh = row % output.h;
-      for (std::int64_t ow = 0; ow < output.w; ++ow) {
-        std::int64_t h0 = oh * window.stride_h - window.pad_top, w0 = ow * window.stride_w - window.pad_left;
-        const std::int64_t h1 = std::min(h0 + window.kernel_h, input.h), w1 = std::min(w0 + window.kernel_w, input.w);
-        h0 = std::max<std::int64_t>(h0, 0);
-        w0 = std::max<std::int64_t>(w0, 0);
-        std::fill(sum.begin(), sum.end(), 0.0f);
-        for (std::int64_t h = h0; h < h1; ++h)
-          for (std::int64_t w = w0; w < w1; ++w) {
-            const T* x = in + static_cast<std::size_t>(((n * input.h + h) * input.w + w)) * c;
-            // fl(x_scale * (x - zero point)) added in window order per channel; across channels
-            // the loop vectorizes (a multiply, then an add: this file is built without FMA).
-            for (std::size_t ch = 0; ch < c; ++ch)
-              sum[ch] += static_cast<float>(static_cast<std::int32_t>(x[ch]) - qx.zero_point) * qx.scale;
-          }
-        const float count = static_cast<float>(window.count_include_pad ? window.kernel_h * window.kernel_w
-                                                                        : std::max<std::int64_t>((h1 - h0) * (w1 - w0), 0));
-        T* y = out + static_cast<std::size_t>(((n * output.h + oh) * output.w + ow)) * c;
-        // The divisions in a loop of their own, which vectorizes; the rounding after.
-        for (std::size_t ch = 0; ch < c; ++ch) sum[ch] = sum[ch] / count / qy.scale + static_cast<float>(qy.zero_point);
-        for (std::size_t ch = 0; ch < c; ++ch) y[ch] = round_saturate<T>(sum[ch]);
-      }
+    for (std::int64_t ow = 0; ow < output.w; ++ow) {
+      std::int64_t h0 = oh * window.stride_h - window.pad_top, w0 = ow * window.stride_w - window.pad_left;
+      const std::int64_t h1 = std::min(h0 + window.kernel_h, input.h), w1 = std::min(w0 + window.kernel_w, input.w);
+      h0 = std::max<std::int64_t>(h0, 0);
+      w0 = std::max<std::int64_t>(w0, 0);
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      // The window's dequantized values added in window order per channel; across channels the
+      // loop vectorizes.
+      for (std::int64_t h = h0; h < h1; ++h)
+        for (std::int64_t w = w0; w < w1; ++w) {
+          const float* x = real + static_cast<std::size_t>(((n * input.h + h) * input.w + w)) * c;
+          for (std::size_t ch = 0; ch < c; ++ch) sum[ch] += x[ch];
+        }
+      const float count = static_cast<float>(window.count_include_pad ? window.kernel_h * window.kernel_w
+                                                                      : std::max<std::int64_t>((h1 - h0) * (w1 - w0), 0));
+      T* y = out + static_cast<std::size_t>(((n * output.h + oh) * output.w + ow)) * c;
+      // The divisions in a loop of their own, which vectorizes; the rounding after.
+      for (std::size_t ch = 0; ch < c; ++ch) sum[ch] = sum[ch] / count / qy.scale + static_cast<float>(qy.zero_point);
+      for (std::size_t ch = 0; ch < c; ++ch) y[ch] = round_saturate<T>(sum[ch]);
+    }
   }
 }
 
@@ -337,10 +336,6 @@ void quantize_nchw_to_nhwc(const float* in, T* out, ImageShape s, Quantization q
   }
 }
 
-template <typename T>
-void dequantize(const T* in, float* out, std::size_t count, Quantization q) {
-  for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<float>(static_cast<std::int32_t>(in[i]) - q.zero_point) * q.scale;
-}
 
 void float_average_pool_nhwc(const float* in, ImageShape input, float* out, ImageShape output, const PoolWindow& window,
                              std::int64_t row_begin, std::int64_t row_end) {
@@ -394,17 +389,40 @@ QTUNE_POOL_CLONES(std::uint8_t, u8)
 QTUNE_POOL_CLONES(std::int8_t, s8)
 QTUNE_POOL_CLONES(float, f32)
 #undef QTUNE_POOL_CLONES
-QTUNE_CLONED_FOR_AVX512 void average_pool_u8(const std::uint8_t* in, ImageShape is, std::uint8_t* out, ImageShape os,
-                                             const PoolWindow& w, Quantization qx, Quantization qy, std::int64_t begin,
-                                             std::int64_t end) {
-  average_pool_body(in, is, out, os, w, qx, qy, begin, end);
+QTUNE_CLONED_FOR_AVX512 void average_pool_u8(const float* real, ImageShape is, std::uint8_t* out, ImageShape os,
+                                             const PoolWindow& w, Quantization qy, std::int64_t begin, std::int64_t end) {
+  average_pool_body(real, is, out, os, w, qy, begin, end);
 }
-QTUNE_CLONED_FOR_AVX512 void average_pool_s8(const std::int8_t* in, ImageShape is, std::int8_t* out, ImageShape os,
-                                             const PoolWindow& w, Quantization qx, Quantization qy, std::int64_t begin,
-                                             std::int64_t end) {
-  average_pool_body(in, is, out, os, w, qx, qy, begin, end);
+QTUNE_CLONED_FOR_AVX512 void average_pool_s8(const float* real, ImageShape is, std::int8_t* out, ImageShape os,
+                                             const PoolWindow& w, Quantization qy, std::int64_t begin, std::int64_t end) {
+  average_pool_body(real, is, out, os, w, qy, begin, end);
+}
+QTUNE_CLONED_FOR_AVX512 void dequantize_u8(const std::uint8_t* in, float* out, std::size_t count, Quantization q) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<float>(static_cast<std::int32_t>(in[i]) - q.zero_point) * q.scale;
+}
+QTUNE_CLONED_FOR_AVX512 void dequantize_s8(const std::int8_t* in, float* out, std::size_t count, Quantization q) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<float>(static_cast<std::int32_t>(in[i]) - q.zero_point) * q.scale;
 }
 }  // namespace
+
+template <>
+void dequantize<std::uint8_t>(const std::uint8_t* in, float* out, std::size_t count, Quantization q) {
+  dequantize_u8(in, out, count, q);
+}
+template <>
+void dequantize<std::int8_t>(const std::int8_t* in, float* out, std::size_t count, Quantization q) {
+  dequantize_s8(in, out, count, q);
+}
+template <>
+void average_pool_real_nhwc<std::uint8_t>(const float* real, ImageShape is, std::uint8_t* out, ImageShape os,
+                                          const PoolWindow& w, Quantization qy, std::int64_t begin, std::int64_t end) {
+  average_pool_u8(real, is, out, os, w, qy, begin, end);
+}
+template <>
+void average_pool_real_nhwc<std::int8_t>(const float* real, ImageShape is, std::int8_t* out, ImageShape os,
+                                         const PoolWindow& w, Quantization qy, std::int64_t begin, std::int64_t end) {
+  average_pool_s8(real, is, out, os, w, qy, begin, end);
+}
 
 template <>
 void max_pool_nhwc<std::uint8_t>(const std::uint8_t* in, ImageShape is, std::uint8_t* out, ImageShape os, const PoolWindow& w,
@@ -421,17 +439,12 @@ void max_pool_nhwc<float>(const float* in, ImageShape is, float* out, ImageShape
                           std::int64_t end) {
   max_pool_f32(in, is, out, os, w, begin, end);
 }
-template <>
-void average_pool_nhwc<std::uint8_t>(const std::uint8_t* in, ImageShape is, std::uint8_t* out, ImageShape os,
-                                     const PoolWindow& w, Quantization qx, Quantization qy, std::int64_t begin,
-                                     std::int64_t end) {
-  average_pool_u8(in, is, out, os, w, qx, qy, begin, end);
-}
-template <>
-void average_pool_nhwc<std::int8_t>(const std::int8_t* in, ImageShape is, std::int8_t* out, ImageShape os,
-                                    const PoolWindow& w, Quantization qx, Quantization qy, std::int64_t begin,
-                                    std::int64_t end) {
-  average_pool_s8(in, is, out, os, w, qx, qy, begin, end);
+template <typename T>
+void average_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, Quantization qx,
+                       Quantization qy, std::int64_t begin, std::int64_t end) {
+  std::vector<float> real(static_cast<std::size_t>(is.n * is.h * is.w * is.c));
+  dequantize<T>(in, real.data(), real.size(), qx);
+  average_pool_real_nhwc<T>(real.data(), is, out, os, w, qy, begin, end);
 }
 
 #define QTUNE_EXECUTOR_INSTANTIATE(T)                                                                                  \
@@ -441,7 +454,8 @@ void average_pool_nhwc<std::int8_t>(const std::int8_t* in, ImageShape is, std::i
   template void qlinear_softmax<T>(const T*, T*, std::size_t, std::size_t, Quantization, Quantization);              \
   template void quantize<T>(const float*, T*, std::size_t, Quantization);                                            \
   template void quantize_nchw_to_nhwc<T>(const float*, T*, ImageShape, Quantization, std::int64_t, std::int64_t);    \
-  template void dequantize<T>(const T*, float*, std::size_t, Quantization);
+  template void average_pool_nhwc<T>(const T*, ImageShape, T*, ImageShape, const PoolWindow&, Quantization, Quantization, \
+                                     std::int64_t, std::int64_t);
 QTUNE_EXECUTOR_INSTANTIATE(std::uint8_t)
 QTUNE_EXECUTOR_INSTANTIATE(std::int8_t)
 #undef QTUNE_EXECUTOR_INSTANTIATE

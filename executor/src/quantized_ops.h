@@ -48,6 +48,12 @@ void max_pool_nhwc<float>(const float*, ImageShape, float*, ImageShape, const Po
 template <typename T>
 void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
                        Quantization qx, Quantization qy, std::int64_t row_begin, std::int64_t row_end);
+// The same in onnxruntime's two passes: `real` is the whole input dequantized (dequantize()), each
+// window's floats are then summed in order; what the executor runs, the dequantization once per
+// element instead of once per window it falls in.
+template <typename T>
+void average_pool_real_nhwc(const float* real, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
+                            Quantization qy, std::int64_t row_begin, std::int64_t row_end);
 
 // AveragePool and GlobalAveragePool on float tensors (outside quantized units): float sums in
 // window order, divided by ONNX's count.
@@ -56,11 +62,11 @@ void float_average_pool_nhwc(const float* in, ImageShape input, float* out, Imag
 void float_global_average_pool_nhwc(const float* in, ImageShape input, float* out);
 
 template <>
-void average_pool_nhwc<std::uint8_t>(const std::uint8_t*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&,
-                                     Quantization, Quantization, std::int64_t, std::int64_t);
+void average_pool_real_nhwc<std::uint8_t>(const float*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&,
+                                          Quantization, std::int64_t, std::int64_t);
 template <>
-void average_pool_nhwc<std::int8_t>(const std::int8_t*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&,
-                                    Quantization, Quantization, std::int64_t, std::int64_t);
+void average_pool_real_nhwc<std::int8_t>(const float*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&,
+                                         Quantization, std::int64_t, std::int64_t);
 
 // QLinearGlobalAveragePool (and an AveragePool whose window is the whole image): integer sums, one
 // float multiply by x_scale / (y_scale * H * W), rounded half to even.
@@ -84,5 +90,9 @@ void quantize_nchw_to_nhwc(const float* in, T* out, ImageShape shape, Quantizati
 // DequantizeLinear: float(x - zero_point) * scale.
 template <typename T>
 void dequantize(const T* in, float* out, std::size_t count, Quantization q);
+template <>
+void dequantize<std::uint8_t>(const std::uint8_t*, float*, std::size_t, Quantization);
+template <>
+void dequantize<std::int8_t>(const std::int8_t*, float*, std::size_t, Quantization);
 
 }  // namespace qtune::executor

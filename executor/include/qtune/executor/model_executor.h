@@ -66,8 +66,8 @@ struct StepInfo {
 struct ArenaReport {
   std::size_t arena_bytes = 0;       // the activations' arena
   std::size_t peak_live_bytes = 0;   // the largest sum of tensors live at one step
-  std::size_t all_tensor_bytes = 0;  // every activation tensor with its own buffer (no reuse)
-  std::size_t scratch_bytes = 0;     // per-step scratch inside the arena
+  std::size_t all_tensor_bytes = 0;  // every activation tensor and step scratch with its own buffer (no reuse)
+  std::size_t scratch_bytes = 0;     // the largest step's scratch (planned inside the arena)
   std::size_t in_place_steps = 0;    // steps writing over an input that dies there
   std::size_t views = 0;             // tensors that share their producer's memory (reshapes)
 };
