@@ -102,7 +102,8 @@ struct ArmGemmTile {
     Rows rows;
     C::to_rows(acc, rows);
     if (!args.last) {
-      for (std::size_t i = 0; i < std::min<std::size_t>(args.rows, kMr); ++i) {
+      for (int i = 0; i < kMr; ++i) {
+        if (static_cast<std::size_t>(i) >= args.rows) break;
         for (int j = 0; j < kVecs; ++j) vst1q_s32(args.partial + i * args.partial_stride + 4 * j, rows.v[i][j]);
       }
       return;
@@ -113,6 +114,8 @@ struct ArmGemmTile {
 
   // acc += col_term[n] (+ row_term[m] * zb[n] when some zb != 0), wrapping like the reference.
   // Per-tensor weights: the row terms come multiplied by the one zb (GemmUkernelArgs::zb_uniform).
+  // Rows are indexed by constants only (a loop to kMr that breaks at args.rows), here and before
+  // the epilogue: a run-time index put the whole tile in memory, and the epilogue reloaded it.
   static void add_zero_point_terms(Rows& rows, const GemmUkernelArgs& args) {
     int32x4_t col[kVecs], zb[kVecs];
     for (int j = 0; j < kVecs; ++j) col[j] = vld1q_s32(args.col_terms + 4 * j);
@@ -121,14 +124,16 @@ struct ArmGemmTile {
     }
     if (args.row_terms == nullptr) return;
     if (args.zb_uniform) {
-      for (std::size_t i = 0; i < std::min<std::size_t>(args.rows, kMr); ++i) {
+      for (int i = 0; i < kMr; ++i) {
+        if (static_cast<std::size_t>(i) >= args.rows) break;
         const int32x4_t term = vdupq_n_s32(args.row_terms[i]);
         for (int j = 0; j < kVecs; ++j) rows.v[i][j] = vaddq_s32(rows.v[i][j], term);
       }
       return;
     }
     for (int j = 0; j < kVecs; ++j) zb[j] = vld1q_s32(args.col_zb + 4 * j);
-    for (std::size_t i = 0; i < std::min<std::size_t>(args.rows, kMr); ++i) {
+    for (int i = 0; i < kMr; ++i) {
+      if (static_cast<std::size_t>(i) >= args.rows) break;
       for (int j = 0; j < kVecs; ++j) rows.v[i][j] = vmlaq_n_s32(rows.v[i][j], zb[j], args.row_terms[i]);
     }
   }
@@ -136,26 +141,131 @@ struct ArmGemmTile {
   // Calls store(i, first_column, vector, valid_lanes) for every vector holding valid outputs.
   template <class Store>
   static void for_each_valid(const Rows& rows, const GemmUkernelArgs& args, Store store) {
-    for (std::size_t i = 0; i < std::min<std::size_t>(args.rows, kMr); ++i) {
+    for (int i = 0; i < kMr; ++i) {
+      if (static_cast<std::size_t>(i) >= args.rows) break;
       for (int j = 0; j < kVecs; ++j) {
         const std::size_t first = 4 * static_cast<std::size_t>(j);
         if (first >= args.cols) break;
-        store(i, first, rows.v[i][j], std::min<std::size_t>(4, args.cols - first));
+        store(static_cast<std::size_t>(i), first, rows.v[i][j], std::min<std::size_t>(4, args.cols - first));
       }
     }
   }
 
+  // Bytes [0, n) of b (n < 16) at dst: 8-, 4-, 2- and 1-byte stores, never a call (a memcpy of
+  // variable length was one per vector). With n known at compile time the branches fold away.
+  __attribute__((always_inline)) static inline void store_bytes(std::uint8_t* dst, uint8x16_t b, std::size_t n) {
+    if (n & 8) {
+      vst1_u8(dst, vget_low_u8(b));
+      b = vextq_u8(b, b, 8);
+      dst += 8;
+    }
+    if (n & 4) {
+      const std::uint32_t four = vgetq_lane_u32(vreinterpretq_u32_u8(b), 0);
+      std::memcpy(dst, &four, 4);
+      b = vextq_u8(b, b, 4);
+      dst += 4;
+    }
+    if (n & 2) {
+      const std::uint16_t two = vgetq_lane_u16(vreinterpretq_u16_u8(b), 0);
+      std::memcpy(dst, &two, 2);
+      b = vextq_u8(b, b, 2);
+      dst += 2;
+    }
+    if (n & 1) vst1q_lane_u8(dst, b, 0);
+  }
+
+  // Values lie within the output type: truncating narrows keep both u8 and s8 bit patterns.
+  __attribute__((always_inline)) static inline uint8x16_t narrow16(int32x4_t a, int32x4_t b, int32x4_t c,
+                                                                  int32x4_t d) {
+    return vuzp1q_u8(vreinterpretq_u8_s16(vuzp1q_s16(vreinterpretq_s16_s32(a), vreinterpretq_s16_s32(b))),
+                     vreinterpretq_u8_s16(vuzp1q_s16(vreinterpretq_s16_s32(c), vreinterpretq_s16_s32(d))));
+  }
+
+  // Whole rows of one or two vectors share a 16-byte vector: kRowsPerStore of them.
+  static constexpr int kRowsPerStore = kVecs <= 2 && kMr % (4 / kVecs) == 0 ? 4 / kVecs : 1;
+
+  // Lane r (of kNr bytes) of b at dst.
+  __attribute__((always_inline)) static inline void store_lane(std::uint8_t* dst, uint8x16_t b, int r) {
+    if constexpr (kVecs == 1) {
+      const uint32x4_t u = vreinterpretq_u32_u8(b);
+      const std::uint32_t lane[4] = {vgetq_lane_u32(u, 0), vgetq_lane_u32(u, 1), vgetq_lane_u32(u, 2),
+                                     vgetq_lane_u32(u, 3)};
+      std::memcpy(dst, &lane[r], 4);
+    } else {
+      const uint64x2_t u = vreinterpretq_u64_u8(b);
+      const std::uint64_t lane[2] = {vgetq_lane_u64(u, 0), vgetq_lane_u64(u, 1)};
+      std::memcpy(dst, &lane[r], 8);
+    }
+  }
+
+  // The first n (<= kNr) bytes of a requantized row (uzp1 narrows two vectors at once).
+  __attribute__((always_inline)) static inline void store_row(std::uint8_t* dst, const int32x4_t (&q)[kVecs],
+                                                              std::size_t n) {
+#pragma GCC unroll 4
+    for (int j = 0; j < kVecs; j += 4, dst += 16, n -= 16) {
+      const auto at = [&](int k) { return q[std::min(j + k, kVecs - 1)]; };
+      const uint8x16_t b = narrow16(at(0), at(1), at(2), at(3));
+      if (n < 16) return store_bytes(dst, b, n);
+      vst1q_u8(dst, b);
+      if (n == 16) return;
+    }
+  }
+
+  // The tile's constants, one RequantLanes per channel block, loaded once per tile and then held in
+  // registers: reloaded from the stack for every vector they cost more than the requantization
+  // itself (docs/arm-static-analysis.md).
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static inline void load_lanes(neon::RequantLanes<Mode> (&lanes)[kVecs],
+                                                               const GemmUkernelArgs& args) {
+    const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
+#pragma GCC unroll 4
+    for (int j = 0; j < kVecs; ++j) lanes[j] = neon::load_requant_lanes<Mode>(plan, args.channel + 4 * j);
+  }
+
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static inline void write_row(const int32x4_t (&acc)[kVecs],
+                                                              const neon::RequantLanes<Mode> (&lanes)[kVecs],
+                                                              std::uint8_t* dst, std::size_t n) {
+    int32x4_t q[kVecs];
+#pragma GCC unroll 4
+    for (int j = 0; j < kVecs; ++j) q[j] = neon::requantize4<Mode>(acc[j], lanes[j]);
+    store_row(dst, q, n);
+  }
+
+  // Whole tiles store whole vectors (n = kNr is a constant), ragged ones only their `cols` bytes.
+  // Rows by constant index only, as in add_zero_point_terms.
   template <RoundingMode Mode>
   static void write_requantized(const Rows& rows, const GemmUkernelArgs& args) {
-    const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
-    neon::RequantLanes<Mode> lanes[kVecs];
-    for (int j = 0; j < kVecs; ++j) lanes[j] = neon::load_requant_lanes<Mode>(plan, args.channel + 4 * j);
     auto* c = static_cast<std::uint8_t*>(args.c);  // u8 and s8 results share their bit patterns
-    for_each_valid(rows, args, [&](std::size_t i, std::size_t first, int32x4_t x, std::size_t n) {
-      const int32x4_t q = neon::requantize4<Mode>(x, lanes[first / 4]);
-      const std::uint32_t four = vget_lane_u32(vreinterpret_u32_u8(neon::narrow8(q, q)), 0);
-      std::memcpy(c + i * args.ldc + first, &four, n);
-    });
+    neon::RequantLanes<Mode> lanes[kVecs];
+    if (args.rows == kMr && args.cols == kNr) {
+      load_lanes<Mode>(lanes, args);
+      if constexpr (kRowsPerStore > 1) {
+        // Rows of one or two vectors: 4 / kVecs rows narrowed into one 16-byte vector (three uzp1,
+        // not two a vector), each row stored from its lane.
+#pragma GCC unroll 8
+        for (int i = 0; i < kMr; i += kRowsPerStore) {
+          int32x4_t q[4];
+#pragma GCC unroll 4
+          for (int k = 0; k < 4; ++k) {
+            q[k] = neon::requantize4<Mode>(rows.v[i + k / kVecs][k % kVecs], lanes[k % kVecs]);
+          }
+          const uint8x16_t b = narrow16(q[0], q[1], q[2], q[3]);
+#pragma GCC unroll 4
+          for (int r = 0; r < kRowsPerStore; ++r) store_lane(c + (i + r) * args.ldc, b, r);
+        }
+      } else {
+#pragma GCC unroll 8
+        for (int i = 0; i < kMr; ++i) write_row<Mode>(rows.v[i], lanes, c + i * args.ldc, kNr);
+      }
+      return;
+    }
+    load_lanes<Mode>(lanes, args);
+#pragma GCC unroll 8
+    for (int i = 0; i < kMr; ++i) {
+      if (static_cast<std::size_t>(i) >= args.rows) break;
+      write_row<Mode>(rows.v[i], lanes, c + i * args.ldc, args.cols);
+    }
   }
 
   static void write_output(const Rows& rows, const GemmUkernelArgs& args) {
