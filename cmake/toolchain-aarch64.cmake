@@ -22,8 +22,10 @@ set(CMAKE_CXX_FLAGS_INIT "-Wno-restrict")
 # x86-64 library directory must never be searched: an x86 libgtest or libbenchmark would be
 # "found" and then fail at link time.
 set(CMAKE_FIND_ROOT_PATH /usr/${QTUNE_AARCH64_TRIPLE})
-# The arm64 peers of `qtune bench` (oneDNN, XNNPACK, pthreadpool) are unpacked by scripts/setup.sh
-# into .deps/arm64 because they cannot be installed next to the host's. That root is searched
+# The arm64 peers of `qtune bench` (oneDNN, XNNPACK, pthreadpool) and ONNX (the model reader; its
+# CMake package is found there, protobuf in the multiarch directories, protoc is the host's) are
+# unpacked by scripts/setup.sh into .deps/arm64 because they cannot be installed next to the
+# host's. That root is searched
 # first: its dnnl_config.h (no GPU runtime) must win over the host's x86 one in /usr/include.
 get_filename_component(QTUNE_AARCH64_PEERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/../.deps/arm64" ABSOLUTE)
 if(EXISTS "${QTUNE_AARCH64_PEERS_ROOT}/usr")

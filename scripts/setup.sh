@@ -23,6 +23,9 @@ packages=(
   # scripts/fidelity.sh: python3 (standard library) reads qtune's JSON, taskset pins its busy
   # process, uptime says how loaded the machine was.
   python3 util-linux procps
+  # scripts/arm-mca.py (ctest kernels.arm_mca_floors in the aarch64 build): llvm-mca-19 and
+  # llvm-objdump-19, whose models of Neoverse and Cortex cores predict the Arm kernels' speed.
+  llvm-19
 )
 # onnxruntime, the reference runner of the ONNX tests, comes from npm and needs Node.js.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
@@ -35,7 +38,9 @@ cross_arm64=0
 if [ "$(dpkg --print-architecture)" != arm64 ]; then
   cross_arm64=1
   packages+=(libsqlite3-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libbenchmark-dev:arm64
-             libgomp1:arm64 libcpuinfo0:arm64)
+             libgomp1:arm64 libcpuinfo0:arm64
+             # The model reader and the executor on Arm (protoc stays the host's); ONNX is below.
+             libprotobuf-dev:arm64)
 fi
 
 missing=()
@@ -66,9 +71,12 @@ fi
 # differs from the amd64 one (no OpenCL GPU runtime), so dpkg refuses to share /usr/include.
 # Project-local and ignored by git; nothing is done when they are unpacked already (their
 # versions are listed in .deps/arm64/unpacked-packages; delete the directory to refresh them).
+# ONNX for arm64 too: libonnx-dev:arm64 needs libonnxifi:arm64, whose /usr/lib/libonnxifi.so is
+# the amd64 package's path with other contents (dpkg refuses it, Debian 12's 1.12.0-2+b4).
 repo_dir="$(cd "$(dirname "$0")/.." && pwd)"
 if ((cross_arm64)); then
-  arm64_peers=(libdnnl2 libdnnl-dev libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev)
+  arm64_peers=(libdnnl2 libdnnl-dev libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev
+               libonnx1 libonnxifi libonnx-dev)
   arm64_root="$repo_dir/.deps/arm64"
   unpacked="$(cut -d' ' -f1 "$arm64_root/unpacked-packages" 2>/dev/null | xargs || true)"
   if [ "$unpacked" != "${arm64_peers[*]}" ]; then

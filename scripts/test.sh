@@ -22,7 +22,8 @@ if [ "${QTUNE_SKIP_ASAN:-0}" != 1 ]; then
 fi
 if [ "${QTUNE_SKIP_AARCH64:-0}" != 1 ]; then
   # The whole project cross-built; ctest runs the whole suite once per emulated CPU model
-  # (cortex-a72, neoverse-n1, max) and the Arm half of the end-to-end session (tune, export).
+  # (cortex-a72, neoverse-n1, max; the whole-model executor's and the model reader's tests under
+  # max only, against the host's onnxruntime) and the Arm half of the end-to-end session (tune, export).
   cmake --preset aarch64 >/dev/null
   cmake --build --preset aarch64
   ctest --preset aarch64

@@ -350,8 +350,14 @@ void print_whole_model(const qtune::evaluation::WholeModelEvaluation& e, const q
   for (std::size_t i = 0; i < e.onnxruntime.size(); ++i) {
     std::cout << "  onnxruntime " << e.onnxruntime_version << " session.run at " << e.onnxruntime_threads[i] << " thread(s): "
               << ms(e.onnxruntime[i].median_ns) << " ms (quartiles " << ms(e.onnxruntime[i].low_ns) << " - "
-              << ms(e.onnxruntime[i].high_ns) << "); onnxruntime/qtune " << ratio(e.onnxruntime[i].median_ns, e.qtune.median_ns)
-              << " (" << qtune::verdict(e.qtune, e.onnxruntime[i]) << ")\n";
+              << ms(e.onnxruntime[i].high_ns) << ")";
+    // A ratio only between equal thread budgets; the other is shown for scale.
+    if (e.onnxruntime_threads[i] == e.threads)
+      std::cout << "; onnxruntime/qtune " << ratio(e.onnxruntime[i].median_ns, e.qtune.median_ns) << " ("
+                << qtune::verdict(e.qtune, e.onnxruntime[i]) << ")";
+    else
+      std::cout << "; qtune at " << e.onnxruntime_threads[i] << " thread(s): --threads " << e.onnxruntime_threads[i];
+    std::cout << "\n";
   }
   std::cout << "  by op type:";
   for (const auto& t : e.op_types) {

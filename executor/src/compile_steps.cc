@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #include "compiled_model.h"
@@ -282,15 +283,19 @@ class Compiler {
       }
       parts.push_back(part);
     }
-    push(op, ins, out, [parts, outer, out](const Frame& f) {
-      std::uint8_t* y = f.at[out];
-      for (std::size_t o = 0; o < outer; ++o)
+    std::size_t out_inner = 0;
+    for (const Part& p : parts) out_inner += p.inner;
+    push(op, ins, out, [parts, outer, out, out_inner, threads = options_.threads](const Frame& f) {
+      parallel_ranges(outer, std::max<std::size_t>(1, kElementGrain / std::max<std::size_t>(out_inner, 1)), threads, [&](std::size_t begin, std::size_t end) {
+        std::uint8_t* y = f.at[out] + begin * out_inner;
         for (const Part& p : parts) {
-          const std::uint8_t* x = f.at[p.slot] + o * p.inner;
-          if (p.copy) std::memcpy(y, x, p.inner);
-          else apply_table(x, y, p.inner, p.table);
+          const std::uint8_t* x = f.at[p.slot] + begin * p.inner;
+          if (!p.copy) apply_table_rows(x, p.inner, y, out_inner, end - begin, p.inner, p.table);
+          else
+            for (std::size_t o = 0; o < end - begin; ++o) std::memcpy(y + o * out_inner, x + o * p.inner, p.inner);
           y += p.inner;
         }
+      });
     });
   }
 
@@ -337,14 +342,15 @@ class Compiler {
         // onnxruntime's two passes: the input dequantized into the step's scratch, then the windows.
         const std::size_t step = c_.steps.size();
         const std::size_t elements = slot(in).bytes;
+        const auto divisors = std::make_shared<const AveragePoolDivisors>(average_pool_divisors(window, qx, qy));
         push(op, {in}, out, [=](const Frame& f) {
           auto* real = reinterpret_cast<float*>(f.scratch[step]);
           parallel_ranges(elements, kElementGrain, threads, [&](std::size_t begin, std::size_t end) {
             dequantize<T>(f.get<T>(in) + begin, real + begin, end - begin, qx);
           });
           parallel_ranges(rows, 1, threads, [&](std::size_t begin, std::size_t end) {
-            average_pool_real_nhwc<T>(real, is, f.get<T>(out), os, window, qy, static_cast<std::int64_t>(begin),
-                                      static_cast<std::int64_t>(end));
+            average_pool_real_nhwc<T>(real, is, f.get<T>(out), os, window, qy, *divisors,
+                                      static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end));
           });
         });
         c_.steps.back().scratch_bytes = elements * sizeof(float);

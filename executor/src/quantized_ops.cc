@@ -1,5 +1,9 @@
 #include "quantized_ops.h"
 
+#include "pools_avx512.h"
+#include "quantize_avx512.h"
+#include "vector_paths.h"
+#include "x86_intrinsics.h"
 #include "qtune/kernels/target_clones.h"
 
 #include <algorithm>
@@ -9,15 +13,6 @@
 #include <limits>
 #include <vector>
 
-#if defined(__x86_64__)
-// GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on its own "undefined" placeholder once
-// inlined (GCC bug 105593, fixed in GCC 13); silenced around the header and the AVX-512 kernel.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#endif
 
 namespace qtune::executor {
 namespace {
@@ -74,12 +69,16 @@ AddConstants add_constants(Quantization qa, Quantization qb, Quantization qc) {
   return k;
 }
 
-bool has_avx2_fma() {
+// Whether QLinearAdd takes onnxruntime's AVX2 order (two fused multiply-adds), as every x86 CPU
+// with AVX2 and FMA runs it, or its SSE2 order.
+bool adds_in_fma_order() {
 #if defined(__x86_64__)
   static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return yes;
 #else
-  return false;
+  // Not x86 (aarch64): onnxruntime x64's AVX2 order all the same, the outputs the executor is held
+  // to (std::fma is one instruction there); onnxruntime arm64's fixed point is not reproduced.
+  return true;
 #endif
 }
 
@@ -130,10 +129,6 @@ __attribute__((target("avx512f,avx512bw"))) std::size_t qlinear_add_avx512(const
 }
 #pragma GCC diagnostic pop
 
-bool has_avx512bw() {
-  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-  return yes;
-}
 #endif
 
 }  // namespace
@@ -142,9 +137,10 @@ template <typename T>
 void qlinear_add(const T* a, const T* b, T* out, std::size_t count, Quantization qa, Quantization qb, Quantization qc) {
   const AddConstants k = add_constants(qa, qb, qc);
   std::size_t i = 0;
-  const bool fused = has_avx2_fma();
+  const bool fused = adds_in_fma_order();
 #if defined(__x86_64__)
-  if (fused) i = has_avx512bw() ? qlinear_add_avx512(a, b, out, count, k) : qlinear_add_avx2(a, b, out, count, k);
+  if (fused && avx512_paths()) i = qlinear_add_avx512(a, b, out, count, k);
+  else if (fused && avx2_paths()) i = qlinear_add_avx2(a, b, out, count, k);
 #endif
   for (; i < count; ++i) {
     const float fa = static_cast<float>(a[i]), fb = static_cast<float>(b[i]);
@@ -168,8 +164,48 @@ ByteTable requantize_table(Quantization from, Quantization to, std::int32_t lo, 
   return table;
 }
 
+#if defined(__x86_64__)
+namespace {
+// 64 lookups per step: vpermi2b looks up 128 entries by an index's low seven bits, twice (the
+// table's halves), and the index's top bit picks between them.
+#define QTUNE_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+struct TableRegisters {
+  __m512i quarter[4];
+  QTUNE_VBMI [[gnu::always_inline]] __m512i lookup(__m512i x) const {
+    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), _mm512_permutex2var_epi8(quarter[0], x, quarter[1]),
+                                  _mm512_permutex2var_epi8(quarter[2], x, quarter[3]));
+  }
+};
+
+QTUNE_VBMI void apply_table_rows_vbmi(const std::uint8_t* in, std::size_t in_stride, std::uint8_t* out,
+                                      std::size_t out_stride, std::size_t rows, std::size_t count,
+                                      const ByteTable& table) {
+  TableRegisters t;
+  for (int q = 0; q < 4; ++q) t.quarter[q] = _mm512_loadu_si512(table.data() + 64 * q);
+  for (std::size_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
+    std::size_t i = 0;
+    for (; i + 64 <= count; i += 64) _mm512_storeu_si512(out + i, t.lookup(_mm512_loadu_si512(in + i)));
+    if (i < count) {
+      const __mmask64 tail = (~__mmask64{0}) >> (64 - (count - i));
+      _mm512_mask_storeu_epi8(out + i, tail, t.lookup(_mm512_maskz_loadu_epi8(tail, in + i)));
+    }
+  }
+}
+#undef QTUNE_VBMI
+}  // namespace
+#endif
+
+void apply_table_rows(const std::uint8_t* in, std::size_t in_stride, std::uint8_t* out, std::size_t out_stride,
+                      std::size_t rows, std::size_t count, const ByteTable& table) {
+#if defined(__x86_64__)
+  if (avx512_vbmi_paths()) return apply_table_rows_vbmi(in, in_stride, out, out_stride, rows, count, table);
+#endif
+  for (std::size_t r = 0; r < rows; ++r, in += in_stride, out += out_stride)
+    for (std::size_t i = 0; i < count; ++i) out[i] = table[in[i]];
+}
+
 void apply_table(const std::uint8_t* in, std::uint8_t* out, std::size_t count, const ByteTable& table) {
-  for (std::size_t i = 0; i < count; ++i) out[i] = table[in[i]];
+  apply_table_rows(in, count, out, count, 1, count, table);
 }
 
 template <typename T>
@@ -204,20 +240,16 @@ template <typename T>
   for (std::int64_t row = row_begin; row < row_end; ++row) {
     const std::int64_t n = row / output.h, oh = row % output.h;
     for (std::int64_t ow = 0; ow < output.w; ++ow) {
-      std::int64_t h0 = oh * window.stride_h - window.pad_top, w0 = ow * window.stride_w - window.pad_left;
-      const std::int64_t h1 = std::min(h0 + window.kernel_h, input.h), w1 = std::min(w0 + window.kernel_w, input.w);
-      h0 = std::max<std::int64_t>(h0, 0);
-      w0 = std::max<std::int64_t>(w0, 0);
+      const WindowInImage e = window_in_image(window, input, oh, ow);
       std::fill(sum.begin(), sum.end(), 0.0f);
       // The window's dequantized values added in window order per channel; across channels the
       // loop vectorizes.
-      for (std::int64_t h = h0; h < h1; ++h)
-        for (std::int64_t w = w0; w < w1; ++w) {
+      for (std::int64_t h = e.h0; h < e.h1; ++h)
+        for (std::int64_t w = e.w0; w < e.w1; ++w) {
           const float* x = real + static_cast<std::size_t>(((n * input.h + h) * input.w + w)) * c;
           for (std::size_t ch = 0; ch < c; ++ch) sum[ch] += x[ch];
         }
-      const float count = static_cast<float>(window.count_include_pad ? window.kernel_h * window.kernel_w
-                                                                      : std::max<std::int64_t>((h1 - h0) * (w1 - w0), 0));
+      const auto count = static_cast<float>(e.average_count(window));
       T* y = out + static_cast<std::size_t>(((n * output.h + oh) * output.w + ow)) * c;
       // The divisions in a loop of their own, which vectorizes; the rounding after.
       for (std::size_t ch = 0; ch < c; ++ch) sum[ch] = sum[ch] / count / qy.scale + static_cast<float>(qy.zero_point);
@@ -274,8 +306,9 @@ void qlinear_softmax(const T* in, T* out, std::size_t rows, std::size_t row, Qua
     if (sum == 0) continue;
     for (std::size_t i = 0; i < row; ++i) {
       const float v = table[index(x[i])] * inverse / sum;
-      const std::int32_t q = static_cast<std::int32_t>(std::nearbyint(v)) + qy.zero_point;
-      y[i] = saturate<T>(q);
+      // x86's conversion: a quotient beyond int32 (y_scale below 2^-31) is INT_MIN, the minimum.
+      const std::int64_t q = std::int64_t{convert_rne(v)} + qy.zero_point;
+      y[i] = static_cast<T>(std::clamp<std::int64_t>(q, lowest<T>(), highest<T>()));
     }
   }
 }
@@ -327,10 +360,16 @@ void quantize_nchw_to_nhwc(const float* in, T* out, ImageShape s, Quantization q
   for (std::int64_t p = pixel_begin; p < pixel_end;) {
     const std::int64_t n = p / pixels, first = p % pixels;
     const std::int64_t last = std::min(pixels, first + (pixel_end - p));
+    std::int64_t done = 0;
+#if defined(__x86_64__)
+    if (s.c <= kQuantizeAvx512MaxChannels && avx512_vbmi_paths())
+      done = quantize_planes_avx512(in + (n * s.c) * pixels + first, pixels, s.c, out + (n * pixels + first) * s.c,
+                                    last - first, q);
+#endif
     for (std::int64_t c = 0; c < s.c; ++c) {
-      const float* x = in + static_cast<std::size_t>((n * s.c + c) * pixels + first);
-      T* y = out + static_cast<std::size_t>((n * pixels + first) * s.c + c);
-      quantize_run(x, y, static_cast<std::size_t>(last - first), static_cast<std::size_t>(s.c), q);
+      const float* x = in + static_cast<std::size_t>((n * s.c + c) * pixels + first + done);
+      T* y = out + static_cast<std::size_t>((n * pixels + first + done) * s.c + c);
+      quantize_run(x, y, static_cast<std::size_t>(last - first - done), static_cast<std::size_t>(s.c), q);
     }
     p += last - first;
   }
@@ -413,25 +452,65 @@ template <>
 void dequantize<std::int8_t>(const std::int8_t* in, float* out, std::size_t count, Quantization q) {
   dequantize_s8(in, out, count, q);
 }
+AveragePoolDivisors average_pool_divisors(const PoolWindow& window, Quantization qx, Quantization qy) {
+  AveragePoolDivisors d;
+  const std::int64_t area = window.kernel_h * window.kernel_w;
+  // The sums' nonzero magnitudes lie in [ulp(x_scale), 255 * area * x_scale] (each term is a
+  // multiple of x_scale's ulp), inside reciprocal_division.h's range when these hold.
+  const bool in_range = area <= (std::int64_t{1} << 16) && std::fabs(qx.scale) >= 0x1p-36f &&
+                        std::fabs(qx.scale) <= 0x1p36f && reciprocal_divisor_in_range(qy.scale);
+  const auto divisor = [&](float b) {
+    if (in_range) return reciprocal_divisor(b);
+    ReciprocalDivisor real;
+    real.divisor = b;
+    return real;
+  };
+  d.by_scale = divisor(qy.scale);
+  d.by_count.resize(static_cast<std::size_t>(area + 1));
+  d.by_count[0].divisor = 0;
+  for (std::int64_t k = 1; k <= area; ++k) {
+    // count_include_pad divides by the whole area only.
+    if (window.count_include_pad && k != area) continue;
+    d.by_count[static_cast<std::size_t>(k)] = divisor(static_cast<float>(k));
+  }
+  return d;
+}
+
 template <>
 void average_pool_real_nhwc<std::uint8_t>(const float* real, ImageShape is, std::uint8_t* out, ImageShape os,
-                                          const PoolWindow& w, Quantization qy, std::int64_t begin, std::int64_t end) {
+                                          const PoolWindow& w, Quantization qy, const AveragePoolDivisors& divisors,
+                                          std::int64_t begin, std::int64_t end) {
+#if defined(__x86_64__)
+  if (avx512_paths()) return average_pool_avx512(real, is, out, os, w, qy, divisors, begin, end);
+#endif
+  (void)divisors;
   average_pool_u8(real, is, out, os, w, qy, begin, end);
 }
 template <>
 void average_pool_real_nhwc<std::int8_t>(const float* real, ImageShape is, std::int8_t* out, ImageShape os,
-                                         const PoolWindow& w, Quantization qy, std::int64_t begin, std::int64_t end) {
+                                         const PoolWindow& w, Quantization qy, const AveragePoolDivisors& divisors,
+                                         std::int64_t begin, std::int64_t end) {
+#if defined(__x86_64__)
+  if (avx512_paths()) return average_pool_avx512(real, is, out, os, w, qy, divisors, begin, end);
+#endif
+  (void)divisors;
   average_pool_s8(real, is, out, os, w, qy, begin, end);
 }
 
 template <>
 void max_pool_nhwc<std::uint8_t>(const std::uint8_t* in, ImageShape is, std::uint8_t* out, ImageShape os, const PoolWindow& w,
                                  std::int64_t begin, std::int64_t end) {
+#if defined(__x86_64__)
+  if (avx512_paths()) return max_pool_avx512(in, is, out, os, w, begin, end);
+#endif
   max_pool_u8(in, is, out, os, w, begin, end);
 }
 template <>
 void max_pool_nhwc<std::int8_t>(const std::int8_t* in, ImageShape is, std::int8_t* out, ImageShape os, const PoolWindow& w,
                                 std::int64_t begin, std::int64_t end) {
+#if defined(__x86_64__)
+  if (avx512_paths()) return max_pool_avx512(in, is, out, os, w, begin, end);
+#endif
   max_pool_s8(in, is, out, os, w, begin, end);
 }
 template <>
@@ -444,7 +523,7 @@ void average_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const 
                        Quantization qy, std::int64_t begin, std::int64_t end) {
   std::vector<float> real(static_cast<std::size_t>(is.n * is.h * is.w * is.c));
   dequantize<T>(in, real.data(), real.size(), qx);
-  average_pool_real_nhwc<T>(real.data(), is, out, os, w, qy, begin, end);
+  average_pool_real_nhwc<T>(real.data(), is, out, os, w, qy, average_pool_divisors(w, qx, qy), begin, end);
 }
 
 #define QTUNE_EXECUTOR_INSTANTIATE(T)                                                                                  \

@@ -3,11 +3,15 @@
 // std::uint8_t or std::int8_t.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
+#include <vector>
+
 #include "qtune/onnx_import/model_graph.h"
+#include "reciprocal_division.h"
 
 namespace qtune::executor {
 
@@ -29,6 +33,10 @@ using ByteTable = std::array<std::uint8_t, 256>;
 template <typename T>
 ByteTable requantize_table(Quantization from, Quantization to, std::int32_t lo, std::int32_t hi);
 void apply_table(const std::uint8_t* in, std::uint8_t* out, std::size_t count, const ByteTable& table);
+// The same over `rows` runs of `count` bytes, in_stride and out_stride bytes apart (one input of a
+// concatenation, its channels of every pixel).
+void apply_table_rows(const std::uint8_t* in, std::size_t in_stride, std::uint8_t* out, std::size_t out_stride,
+                      std::size_t rows, std::size_t count, const ByteTable& table);
 
 // The pools compute output rows [row_begin, row_end) of n * output.h rows (for threads to split).
 template <typename T>
@@ -44,16 +52,39 @@ void max_pool_nhwc<std::int8_t>(const std::int8_t*, ImageShape, std::int8_t*, Im
 template <>
 void max_pool_nhwc<float>(const float*, ImageShape, float*, ImageShape, const PoolWindow&, std::int64_t, std::int64_t);
 
+// The part of an output pixel's pooling window inside the image, rows [h0, h1) and columns
+// [w0, w1) (no dilation), and an average pool's divisor for it as onnxruntime computes it.
+struct WindowInImage {
+  std::int64_t h0 = 0, h1 = 0, w0 = 0, w1 = 0;
+  std::int64_t average_count(const PoolWindow& window) const {
+    return window.count_include_pad ? window.kernel_h * window.kernel_w : std::max<std::int64_t>((h1 - h0) * (w1 - w0), 0);
+  }
+};
+inline WindowInImage window_in_image(const PoolWindow& window, ImageShape input, std::int64_t oh, std::int64_t ow) {
+  const std::int64_t h = oh * window.stride_h - window.pad_top, w = ow * window.stride_w - window.pad_left;
+  return {std::max<std::int64_t>(h, 0), std::min(h + window.kernel_h, input.h), std::max<std::int64_t>(w, 0),
+          std::min(w + window.kernel_w, input.w)};
+}
+
 // QLinearAveragePool's float path (onnxruntime's order of additions, its divisor, true division).
 template <typename T>
 void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
                        Quantization qx, Quantization qy, std::int64_t row_begin, std::int64_t row_end);
+// An average pool's two divisions per element, by the window's count and by y_scale, planned once
+// per pool: by_count[k] divides by k (by_count[0] by zero, as onnxruntime does for a window wholly
+// in the padding). Each is a checked reciprocal iteration where the sums stay in its range.
+struct AveragePoolDivisors {
+  std::vector<ReciprocalDivisor> by_count;
+  ReciprocalDivisor by_scale;
+};
+AveragePoolDivisors average_pool_divisors(const PoolWindow& window, Quantization qx, Quantization qy);
 // The same in onnxruntime's two passes: `real` is the whole input dequantized (dequantize()), each
 // window's floats are then summed in order; what the executor runs, the dequantization once per
 // element instead of once per window it falls in.
 template <typename T>
 void average_pool_real_nhwc(const float* real, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
-                            Quantization qy, std::int64_t row_begin, std::int64_t row_end);
+                            Quantization qy, const AveragePoolDivisors& divisors, std::int64_t row_begin,
+                            std::int64_t row_end);
 
 // AveragePool and GlobalAveragePool on float tensors (outside quantized units): float sums in
 // window order, divided by ONNX's count.
@@ -63,10 +94,10 @@ void float_global_average_pool_nhwc(const float* in, ImageShape input, float* ou
 
 template <>
 void average_pool_real_nhwc<std::uint8_t>(const float*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&,
-                                          Quantization, std::int64_t, std::int64_t);
+                                          Quantization, const AveragePoolDivisors&, std::int64_t, std::int64_t);
 template <>
 void average_pool_real_nhwc<std::int8_t>(const float*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&,
-                                         Quantization, std::int64_t, std::int64_t);
+                                         Quantization, const AveragePoolDivisors&, std::int64_t, std::int64_t);
 
 // QLinearGlobalAveragePool (and an AveragePool whose window is the whole image): integer sums, one
 // float multiply by x_scale / (y_scale * H * W), rounded half to even.

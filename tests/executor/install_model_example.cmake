@@ -2,7 +2,8 @@
 # component of the build (with qtune::executor), builds examples/model_example against it as an
 # outside project would, runs it on MobileNetV2 (64x64, QOperator form) with and without an input
 # file and with a tuning file, and checks that its printed argmax of the logits is onnxruntime's.
-# Arguments: BUILD_DIR, SOURCE_DIR, WORK_DIR, BUILD_TYPE, CXX_COMPILER, PYTHON, NODE, NODE_MODULES.
+# Arguments: BUILD_DIR, SOURCE_DIR, WORK_DIR, BUILD_TYPE, CXX_COMPILER, PYTHON, NODE, NODE_MODULES;
+# in cross builds TOOLCHAIN_FILE and EMULATOR (as tests/runtime/install_example.cmake takes them).
 foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CXX_COMPILER PYTHON NODE NODE_MODULES)
   if(NOT ${var})
     message(FATAL_ERROR "install_model_example: ${var} is not set")
@@ -30,8 +31,13 @@ endforeach()
 if(NOT BUILD_TYPE)
   set(BUILD_TYPE Release)
 endif()
+set(toolchain)
+if(TOOLCHAIN_FILE)
+  set(toolchain -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN_FILE})
+endif()
+separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")
 step("configure the example" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/model_example -B ${WORK_DIR}/build
-     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} ${toolchain})
 step("build the example" ${CMAKE_COMMAND} --build ${WORK_DIR}/build -j2)
 
 set(networks ${SOURCE_DIR}/tests/executor/build_networks.py)
@@ -48,7 +54,7 @@ if(NOT expected_argmax MATCHES "^[0-9]+$")
   message(FATAL_ERROR "install_model_example: onnxruntime's argmax is not a number: '${expected_argmax}'")
 endif()
 
-set(example ${WORK_DIR}/build/model_example)
+set(example ${emulator} ${WORK_DIR}/build/model_example)  # the emulator's words first in a cross build
 step("run model_example" ${example} ${model} ${input})
 set(run_output "${step_output}")
 foreach(expected "input input float32 [1,3,64,64] from ${input}" "output logits float32 [1,1000]:"
