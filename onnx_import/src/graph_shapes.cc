@@ -29,10 +29,33 @@ std::string shape_text(const Dims& dims) {
   return out + "]";
 }
 
+// The bounds every tensor and geometry attribute is held to, so that no shape arithmetic below
+// (products, padded extents) can overflow int64: a model file is untrusted input.
+constexpr std::int64_t kLargestDimension = std::int64_t{1} << 31;
+constexpr std::int64_t kMostElements = std::int64_t{1} << 40;
+
+// The product of dims already within kLargestDimension and kMostElements (check_dims).
 std::int64_t shape_product(Dims::const_iterator begin, Dims::const_iterator end) {
   std::int64_t p = 1;
   for (auto it = begin; it != end; ++it) p *= *it;
   return p;
+}
+
+void check_dims(const Dims& dims, const Where& where, const std::string& field, const std::string& tensor) {
+  std::int64_t elements = 1;
+  for (const std::int64_t d : dims) {
+    if (d > kLargestDimension)
+      where.fail(field, "tensor '" + tensor + "' has a dimension of " + std::to_string(d) + ", more than qtune handles (2^31)");
+    if (d > 0 && elements > kMostElements / d)
+      where.fail(field, "tensor '" + tensor + "' " + shape_text(dims) + " has more than 2^40 elements");
+    elements *= std::max<std::int64_t>(d, 1);
+  }
+}
+
+void check_geometry(const Dims& values, std::int64_t lowest, const Where& where, const std::string& field) {
+  for (const std::int64_t v : values)
+    if (v < lowest || v > kLargestDimension)
+      where.fail(field, std::to_string(v) + " is outside [" + std::to_string(lowest) + ", 2^31]");
 }
 
 std::int64_t shape_int(const NodeProto& node, const std::string& name, std::int64_t fallback) {
@@ -87,6 +110,7 @@ class Inference {
     if (it == known_.end())
       where.fail("input " + std::to_string(k), "tensor '" + node.input(k) +
                                                    "' is not a graph input, an initializer or the output of an earlier node");
+    check_dims(it->second.dims, where, "input " + std::to_string(k), node.input(k));
     return it->second;
   }
 
@@ -109,6 +133,9 @@ class Inference {
     const Dims pads = shape_ints(node, "pads", {0, 0, 0, 0});
     if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4)
       where.fail("strides", "strides and dilations need 2 values, pads 4");
+    check_geometry(strides, 1, where, "strides");
+    check_geometry(dilations, 1, where, "dilations");
+    check_geometry(pads, 0, where, "pads");
     const auto* auto_pad = find_attribute(node, "auto_pad");
     const std::string mode = auto_pad ? auto_pad->s() : "NOTSET";
     Dims out = {x.dims[0], w.dims[0], 0, 0};
@@ -195,7 +222,7 @@ class Inference {
         continue;
       }
       if (d < 1) where.fail("shape", "dimension " + std::to_string(d) + " at position " + std::to_string(i));
-      known *= d;
+      if (__builtin_mul_overflow(known, d, &known)) where.fail("shape", shape_text(target) + " has more elements than int64 holds");
       out.push_back(d);
     }
     const std::int64_t total = shape_product(x.dims.begin(), x.dims.end());
@@ -357,6 +384,7 @@ class Inference {
     for (const std::int64_t d : out.dims) {
       if (d < 1) where.fail("output", "a tensor " + shape_text(out.dims) + " with an empty dimension");
     }
+    check_dims(out.dims, where, "output 0", node.output(0));
     if (!known_.emplace(node.output(0), out).second) where.fail("output 0", "tensor '" + node.output(0) + "' is written twice");
     order_.push_back(node.output(0));
     return true;

@@ -51,14 +51,18 @@ PoolGeometry pool_geometry(const onnx::NodeProto& node, const std::vector<std::i
   if (strides.size() != 2) where.fail("strides", "needs 2 values");
   if (dilations.size() != 2) where.fail("dilations", "needs 2 values");
   if (pads.size() != 4) where.fail("pads", "needs 4 values [top, left, bottom, right]");
+  // Bounded above too, so that the window arithmetic below cannot overflow (the input's own
+  // dimensions are at most 2^31, graph_shapes.cc).
+  constexpr std::int64_t kLargest = std::int64_t{1} << 31;
   for (int i = 0; i < 2; ++i) {
-    if (kernel[i] < 1) where.fail("kernel_shape", "must be >= 1");
-    if (strides[i] < 1) where.fail("strides", "must be >= 1");
-    if (dilations[i] < 1) where.fail("dilations", "must be >= 1");
+    if (kernel[i] < 1 || kernel[i] > kLargest) where.fail("kernel_shape", "must be in [1, 2^31]");
+    if (strides[i] < 1 || strides[i] > kLargest) where.fail("strides", "must be in [1, 2^31]");
+    if (dilations[i] < 1 || dilations[i] > kLargest) where.fail("dilations", "must be in [1, 2^31]");
   }
   for (const std::int64_t p : pads) {
-    if (p < 0) where.fail("pads", "must be >= 0");
+    if (p < 0 || p > kLargest) where.fail("pads", "must be in [0, 2^31]");
   }
+  if (input[2] > kLargest || input[3] > kLargest) where.fail("X", "an image larger than 2^31 pixels a side");
   const auto* auto_pad_attribute = find_attribute(node, "auto_pad");
   const std::string auto_pad = auto_pad_attribute ? auto_pad_attribute->s() : "NOTSET";
   if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")

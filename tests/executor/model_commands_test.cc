@@ -8,6 +8,7 @@
 #include "qtune/executor/model_executor.h"
 #include "qtune/executor/tensor_files.h"
 #include "qtune/onnx_import/model.h"
+#include "qtune/onnx_import/model_graph.h"
 #include "tools/cli_harness.h"
 
 namespace {
@@ -124,6 +125,25 @@ TEST_F(WholeModelCommands, DamagedModelsAreErrorsNamingTheFile) {
       EXPECT_EQ(std::string(e.what()).rfind(damaged, 0), 0u) << e.what();
     }
   }
+}
+
+// tests/fuzz/regressions/onnx_model: models that once crashed the reader under the fuzzer
+// (scripts/fuzz.sh replays them there too), each a ModelError naming the file now; the first, a
+// Reshape whose target shape's product left int64.
+TEST_F(WholeModelCommands, FuzzFindingsAreModelErrorsNamingTheFile) {
+  int found = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(cat(QTUNE_SOURCE_DIR, "/tests/fuzz/regressions/onnx_model"))) {
+    const std::string model = path(cat(entry.path().filename().string(), ".onnx")).string();
+    std::filesystem::copy_file(entry.path(), model, std::filesystem::copy_options::overwrite_existing);
+    ++found;
+    try {
+      qtune::onnx_import::read_model_graph(model);
+      ADD_FAILURE() << entry.path() << " was read as a model";
+    } catch (const qtune::onnx_import::ModelError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(model, 0), 0u) << e.what();
+    }
+  }
+  EXPECT_GE(found, 1);
 }
 
 TEST_F(WholeModelCommands, RunRefusesInputsOfTheWrongNameTypeOrShape) {
