@@ -57,7 +57,7 @@ std::string ratio(double numerator, double denominator) { return qtune::fixed(nu
 nlohmann::json optional_json(bool present, const nlohmann::json& value) { return present ? value : nlohmann::json(); }
 
 void print_header(const qtune::WorkloadFile& network, const Runtime& rt, const std::string& source, int repetitions,
-                  qtune::CacheState cache) {
+                  qtune::CacheState cache, const std::string& weights) {
   std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
             << "tuning data: " << (source.empty() ? "none (every layer uses the heuristic default)" : source)
             << ", " << rt.tuned_workloads() << " tuned workloads for target\n  " << rt.target_key() << "\n";
@@ -79,11 +79,20 @@ void print_header(const qtune::WorkloadFile& network, const Runtime& rt, const s
             << "kind, where the database measured both; other kind is the best candidate of the kind the tuned "
             << "choice does not run on (a library for qtune's kernels, qtune's kernels for a library: the "
             << "tuning's best of that kind, else the library at the layer's thread budget or qtune's default), "
-            << "bit-exact like the tuned, timed with them\n\n"
+            << "bit-exact like the tuned, timed with them; dnn sums off is the share of oneDNN's int32 dot products "
+            << "(its implementation run once to s32 on the layer's data) that differ from the exact ones; weights: "
+            << weights << "\n\n"
             << std::left << std::setw(34) << "layer" << std::setw(30) << "shape" << std::right << std::setw(4)
             << "x" << std::setw(10) << "source" << std::setw(8) << "by" << std::setw(10) << "tuned" << std::setw(7)
             << "+-" << std::setw(10) << "default" << std::setw(10) << "oneDNN" << std::setw(14) << "def/tun" << std::setw(14) << "dnn/tun"
-            << std::setw(14) << "won by" << std::setw(24) << "other kind/tun" << "\n";
+            << std::setw(14) << "won by" << std::setw(24) << "other kind/tun" << std::setw(16) << "dnn sums off" << "\n";
+}
+
+// oneDNN's int32 sums that differ from the exact ones, as a share ("0" where none does).
+std::string sums_off(const LayerEvaluation& r) {
+  if (r.onednn_checked == 0) return "-";
+  if (r.onednn_mismatched == 0) return "0";
+  return qtune::fixed(100.0 * static_cast<double>(r.onednn_mismatched) / static_cast<double>(r.onednn_checked), 2) + "%";
 }
 
 void print_layer(const LayerEvaluation& r, qtune::CacheState cache, bool json) {
@@ -100,7 +109,8 @@ void print_layer(const LayerEvaluation& r, qtune::CacheState cache, bool json) {
               << ratio(default_ns, tuned_ns) + " " + r.verdict() << std::setw(14)
               << (r.onednn ? ratio(onednn_ns, tuned_ns) + " " + vs_onednn : "-") << std::setw(14)
               << qtune::reports::format_kind_margin(r.won_by) << std::setw(24)
-              << (r.other ? r.other_kind->kind + " " + ratio(other_ns, tuned_ns) + " " + vs_other : "-") << "\n";
+              << (r.other ? r.other_kind->kind + " " + ratio(other_ns, tuned_ns) + " " + vs_other : "-")
+              << std::setw(16) << sums_off(r) << "\n";
     std::cout.flush();
     return;
   }
@@ -133,6 +143,8 @@ void print_layer(const LayerEvaluation& r, qtune::CacheState cache, bool json) {
       {"onednn", r.onednn_note},
       {"speedup_vs_onednn", optional_json(r.onednn.has_value(), onednn_ns / tuned_ns)},
       {"verdict_vs_onednn", vs_onednn},
+      {"onednn_sums_checked", r.onednn_checked},
+      {"onednn_sums_mismatched", r.onednn_mismatched},
       {"other_kind", r.other_kind ? nlohmann::json(r.other_kind->kind) : nlohmann::json()},
       {"other_kind_config", r.other_kind ? nlohmann::json(r.other_kind->config_key) : nlohmann::json()},
       {"other_kind_origin", r.other_kind ? nlohmann::json(r.other_kind->origin) : nlohmann::json()},
@@ -172,6 +184,10 @@ void print_total_json(const qtune::WorkloadFile& network, const qtune::evaluatio
       {"tuned_ns_where_onednn", t.tuned_where_onednn.median_ns},
       {"speedup_vs_onednn", optional_json(onednn, t.onednn.median_ns / t.tuned_where_onednn.median_ns)},
       {"verdict_vs_onednn", onednn ? qtune::verdict(t.tuned_where_onednn, t.onednn) : "-"},
+      {"onednn_exactness_layers", t.onednn_checked_layers},
+      {"onednn_inexact_layers", t.onednn_inexact_layers},
+      {"onednn_sums_checked", t.onednn_checked_sums},
+      {"onednn_sums_mismatched", t.onednn_mismatched_sums},
       {"other_kind_layers", t.other_kind_layers},
       {"best_of_kinds_ns", t.best_of_kinds_ns},
       {"tuned_share_of_best_of_kinds", t.best_of_kinds_ns / t.tuned.median_ns},
@@ -221,6 +237,19 @@ void print_total_text(const qtune::WorkloadFile& network, const qtune::evaluatio
     std::cout << "note: oneDNN requantizes with an fp32 scale, qtune with the layers' own rounding (";
     for (std::size_t i = 0; i < exact_modes.size(); ++i) std::cout << (i == 0 ? "" : ", ") << exact_modes[i];
     std::cout << "): dnn/tun includes that difference; `--rounding fp32` compares the same math\n";
+  }
+  if (t.onednn_checked_layers > 0) {
+    if (t.onednn_inexact_layers == 0) {
+      std::cout << "oneDNN's int32 dot products were exact on all " << t.onednn_checked_layers
+                << " layer(s) checked (each run once to s32 on the layer's data, against qtune's exact sums)\n";
+    } else {
+      std::cout << "oneDNN INEXACT: its int32 dot products differ from the exact ones on " << t.onednn_inexact_layers
+                << " of " << t.onednn_checked_layers << " layer(s) checked, " << t.onednn_mismatched_sums << " of "
+                << t.onednn_checked_sums << " sums ("
+                << qtune::fixed(100.0 * static_cast<double>(t.onednn_mismatched_sums) /
+                                    static_cast<double>(t.onednn_checked_sums), 2)
+                << "%, weighted by count; column dnn sums off); qtune's are exact\n";
+    }
   }
   if (t.onednn_dropped_layers > 0) {
     std::cout << "note: oneDNN ran " << t.onednn_dropped_layers << " layer(s) without what it cannot express (weight "
@@ -396,6 +425,11 @@ int run_network(const qtune::cli::Args& args) {
   const int thread_budget = static_cast<int>(args.int_or("threads", 1, 1, 1024));
   const bool json = args.flag("json");
   const qtune::CacheState cache = qtune::cli::cache_from_args(args);
+  const std::string weights_name = args.value_or("weights", "trained");
+  const auto weights = qtune::evaluation::parse_weight_distribution(weights_name);
+  if (!weights) throw qtune::cli::UsageError("option --weights: expected trained or uniform, got '" + weights_name + "'");
+  if (model_path && args.value("weights"))
+    throw qtune::cli::UsageError("--weights does not apply to --model: a model's layers run on its own weights");
 
   qtune::WorkloadFile network;
   std::vector<qtune::evaluation::LayerValues> model_values;
@@ -459,6 +493,7 @@ int run_network(const qtune::cli::Args& args) {
   qtune::evaluation::NetworkEvaluationOptions options;
   options.repetitions = repetitions;
   options.cache = cache;
+  options.weights = *weights;
   options.network_name = network.network.empty() ? workloads_path : network.network;
   options.after_layer = [&](std::size_t, const LayerEvaluation& r) { print_layer(r, cache, json); };
 #ifdef QTUNE_HAVE_ONNX
@@ -479,7 +514,11 @@ int run_network(const qtune::cli::Args& args) {
   if (auto db_path = args.value("db")) tuning_db.emplace(qtune::cli::open_database(*db_path, qtune::records::OpenMode::existing));
   options.database = tuning_db ? &*tuning_db : nullptr;
 
-  if (!json) print_header(network, rt, source, repetitions, cache);
+  if (!json) {
+    print_header(network, rt, source, repetitions, cache,
+                 model_path ? "the model's own"
+                            : std::string(qtune::evaluation::to_string(*weights)) + " (--weights), activations uniform");
+  }
   const auto run = qtune::evaluation::evaluate_network(network, model_values, rt, options);
 
   std::string stored_run;
@@ -513,7 +552,8 @@ int run_network(const qtune::cli::Args& args) {
 
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
               "qtune run (--workloads FILE | --model FILE [--input-shape NAME=DIMS]) [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
-              "[--rounding MODE] [--repetitions N] [--cache warm|cold] [--no-store] [--onnxruntime] [--only layers|whole] [--json]",
+              "[--rounding MODE] [--repetitions N] [--cache warm|cold] [--weights trained|uniform] [--no-store] [--onnxruntime] "
+              "[--only layers|whole] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
                {"model", true, "FILE  a quantized ONNX model: its conv / matmul layers with their own weights and quantization"},
                qtune::cli::input_shape_option(),
@@ -529,6 +569,10 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                                         std::to_string(qtune::evaluation::kPlacements) +
                                         " placements, then shared among them; the median is reported (default 5)"},
                qtune::cli::cache_option(),
+               {"weights", true,
+                "trained|uniform  the weights drawn for a workload file's layers: trained (default), per channel "
+                "mostly small with the largest at 127, as quantized trained networks have them; uniform, every "
+                "int8 value equally likely (the tests' draw)"},
                {"no-store", false, "with --db: do not store the timings in the database's network_runs table"},
                {"onnxruntime", false, "with --model: also time the model in onnxruntime (Node.js, onnxruntime-node from "
                                       "scripts/setup.sh) at 1 thread and the budget (2 for 1), per layer and whole, "

@@ -14,6 +14,7 @@
 
 #ifdef QTUNE_HAVE_ONEDNN
 #include "qtune/libraries/onednn_conv_peer.h"
+#include "qtune/libraries/onednn_exactness.h"
 #include "qtune/libraries/onednn_matmul_peer.h"
 #endif
 
@@ -177,7 +178,8 @@ LayerEvaluation evaluate_layer(const Runtime& rt, const Layer& layer, const Laye
   if (w.op == OpKind::gemm) {
     const GemmProblem p = values ? values->gemm : w.gemm_problem();
     const auto a_values = random_values<std::uint8_t>(static_cast<std::size_t>(p.m * p.k), rng);
-    const auto b = values ? values->weights : random_values<std::int8_t>(static_cast<std::size_t>(p.k * p.n), rng);
+    const auto b = values ? values->weights
+                          : draw_weights(timing.weights, static_cast<std::size_t>(p.k * p.n), static_cast<std::size_t>(p.n), rng);
     const auto bias = random_values<std::int16_t>(static_cast<std::size_t>(p.n), rng);
     const std::vector<std::int32_t> bias32 = values ? values->bias : std::vector<std::int32_t>(bias.begin(), bias.end());
     const std::int32_t* bias_data = p.has_bias ? bias32.data() : nullptr;
@@ -215,14 +217,20 @@ LayerEvaluation evaluate_layer(const Runtime& rt, const Layer& layer, const Laye
     };
     time_cases();
     check_agree(placements);
+#ifdef QTUNE_HAVE_ONEDNN
+    const auto exactness = libraries::onednn_matmul_exactness(p, b.data(), a_values.data(), w.threads);
+    r.onednn_checked = exactness.elements;
+    r.onednn_mismatched = exactness.mismatched;
+#endif
     return r;
   }
 
   const Conv2dProblem p = values ? values->conv : w.conv2d_problem();
   const auto input_values = random_values<std::uint8_t>(static_cast<std::size_t>(p.batch * p.in_h * p.in_w * p.in_c), rng);
   const auto weights = values ? values->weights
-                              : random_values<std::int8_t>(
-                                    static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c), rng);
+                              : draw_weights(timing.weights,
+                                             static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c),
+                                             static_cast<std::size_t>(p.out_c), rng);
   const auto bias = random_values<std::int16_t>(static_cast<std::size_t>(p.out_c), rng);
   const std::vector<std::int32_t> bias32 = values ? values->bias : std::vector<std::int32_t>(bias.begin(), bias.end());
   const std::int32_t* bias_data = p.has_bias ? bias32.data() : nullptr;
@@ -272,6 +280,13 @@ LayerEvaluation evaluate_layer(const Runtime& rt, const Layer& layer, const Laye
   };
   time_cases();
   check_agree(placements);
+#ifdef QTUNE_HAVE_ONEDNN
+  if (peer_problem) {
+    const auto exactness = libraries::onednn_conv_exactness(p, weights.data(), input_values.data(), w.threads);
+    r.onednn_checked = exactness.elements;
+    r.onednn_mismatched = exactness.mismatched;
+  }
+#endif
   return r;
 }
 

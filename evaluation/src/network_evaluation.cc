@@ -84,6 +84,12 @@ void append_run_rows(std::vector<records::NetworkRunRecord>& rows, const LayerEv
 void add_to_totals(NetworkTotals& totals, const LayerEvaluation& r) {
   accumulate(totals.tuned, r.tuned, r.count);
   accumulate(totals.untuned, r.untuned, r.count);
+  if (r.onednn_checked > 0) {
+    ++totals.onednn_checked_layers;
+    if (r.onednn_mismatched > 0) ++totals.onednn_inexact_layers;
+    totals.onednn_checked_sums += r.count * r.onednn_checked;
+    totals.onednn_mismatched_sums += r.count * r.onednn_mismatched;
+  }
   if (r.onednn) {
     accumulate(totals.onednn, *r.onednn, r.count);
     accumulate(totals.tuned_where_onednn, r.tuned, r.count);
@@ -118,7 +124,8 @@ NetworkEvaluation evaluate_network(const WorkloadFile& network, const std::vecto
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const Layer& layer = network.layers[i];
     // The tuner's policy: a layer is timed again as a measurement is measured again.
-    const LayerTiming timing{options.repetitions, options.cache, DisturbancePolicy{}.after_streak(busy_streak)};
+    const LayerTiming timing{options.repetitions, options.cache, DisturbancePolicy{}.after_streak(busy_streak),
+                             options.weights};
     const auto won_by = tuning_kind_margin(options.database, rt.target_key(), layer.workload.key());
     LayerEvaluation r = evaluate_layer(rt, layer, timing, values.empty() ? nullptr : &values[i], won_by);
     r.won_by = won_by;

@@ -117,7 +117,7 @@ TEST(GemmCheckConfig, IsaAndPackAMessages) {
 #if defined(__aarch64__)
   const Isa compiled_vector_isas[] = {Isa::neon, Isa::dotprod, Isa::i8mm};
 #else
-  const Isa compiled_vector_isas[] = {Isa::avx2, Isa::avxvnni, Isa::avx512vnni};
+  const Isa compiled_vector_isas[] = {Isa::avx2, Isa::avx512bw, Isa::avxvnni, Isa::avx512vnni};
 #endif
   for (Isa isa : compiled_vector_isas) {
     GemmConfig c;

@@ -27,8 +27,15 @@ TEST(GemmPeakLoop, EveryListedFamilyIsUsableAndCountsItsOperations) {
   if (cpu_features().usable(Isa::avx512vnni)) {
     EXPECT_EQ(run_gemm_peak_loop(Isa::avx512vnni, 1), 16u * 16 * 4 * 2);
   }
+  // vpmaddwd ymm: 12 chains (16 registers less A, B, the product and one more) x 8 lanes x 2
+  // products x 2 operations per round.
   if (cpu_features().usable(Isa::avx2)) {
     EXPECT_TRUE(listed.count(Isa::avx2));
+    EXPECT_EQ(run_gemm_peak_loop(Isa::avx2, 1), 12u * 8 * 2 * 2);
+  }
+  // vpmaddwd zmm: 16 chains x 16 lanes x 2 products x 2 operations per round.
+  if (cpu_features().usable(Isa::avx512bw)) {
+    EXPECT_EQ(run_gemm_peak_loop(Isa::avx512bw, 1), 16u * 16 * 2 * 2);
   }
 #endif
 }

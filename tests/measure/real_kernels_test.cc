@@ -52,7 +52,7 @@ TEST_P(RealGemm, MeasuresCorrectlyInProcessAndIsolated) {
   EXPECT_EQ(isolated.stats.repetitions, 3);
 }
 
-INSTANTIATE_TEST_SUITE_P(Isas, RealGemm, ::testing::Values(Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx512vnni),
+INSTANTIATE_TEST_SUITE_P(Isas, RealGemm, ::testing::Values(Isa::scalar, Isa::avx2, Isa::avx512bw, Isa::avxvnni, Isa::avx512vnni),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
 TEST(RealGemmSpace, EveryConfigOfASmallSpaceIsCorrect) {

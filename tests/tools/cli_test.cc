@@ -196,6 +196,53 @@ TEST_F(Cli, RunTimesOneDnnOnLayersOfTheDeployedSchemes) {
 }
 #endif
 
+// oneDNN's int32 dot products are checked against the exact ones on each layer's data: equal with
+// VNNI; restricted to AVX-512 without it (DNNL_MAX_CPU_ISA=AVX512_CORE), uniform weights make its
+// saturating vpmaddubsw pair sums differ, and the layer lines and the total count them. A weight
+// distribution qtune does not know is a usage error.
+TEST_F(Cli, RunCountsOneDnnsInexactSums) {
+  if (qtune("targets").out.find("libraries compiled in: onednn") == std::string::npos)
+    GTEST_SKIP() << "oneDNN is not part of this build";
+  write_file(path("net.json"), R"({"format": "qtune-workloads/1", "network": "plain",
+    "defaults": {"a_type": "u8", "out_type": "u8", "rounding": "fp32"},
+    "layers": [{"name": "conv", "op": "conv2d", "input": [1, 12, 12, 64], "out_c": 32, "kernel": [3, 3],
+                "pad": [1, 1, 1, 1]},
+               {"name": "fc", "op": "gemm", "m": 4, "n": 48, "k": 512}]})");
+  const auto total_line = [](const std::string& out) {
+    const std::size_t at = out.find(R"("type":"total")");
+    return at == std::string::npos ? std::string() : out.substr(out.rfind('\n', at) + 1);
+  };
+  const auto count = [](const std::string& line, const std::string& name) {
+    const std::size_t at = line.find(cat("\"", name, "\":"));
+    return at == std::string::npos ? -1L : std::stol(line.substr(at + name.size() + 3));
+  };
+  if (qtune("targets").out.find("AVX-512 VNNI    yes") != std::string::npos) {
+    const Outcome o = qtune("run --workloads net.json --repetitions 1 --no-store --weights uniform --json");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const std::string total = total_line(o.out);
+    EXPECT_EQ(count(total, "onednn_exactness_layers"), 2) << o.out;
+    EXPECT_EQ(count(total, "onednn_inexact_layers"), 0) << total;
+    EXPECT_EQ(count(total, "onednn_sums_checked"), 12 * 12 * 32 + 4 * 48) << total;
+  }
+  if (qtune("targets").out.find("AVX-512 BW      yes") != std::string::npos) {
+    const std::string restricted = "DNNL_MAX_CPU_ISA=AVX512_CORE QTUNE_ISAS=scalar,avx512bw";
+    Outcome o = qtune("run --workloads net.json --repetitions 1 --no-store --weights uniform --json", restricted);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const std::string total = total_line(o.out);
+    EXPECT_GE(count(total, "onednn_inexact_layers"), 1) << o.out;
+    EXPECT_GT(count(total, "onednn_sums_mismatched"), 0) << total;
+    for (const std::string& line : run_layer_lines(o.out)) EXPECT_GT(count(line, "onednn_sums_checked"), 0) << line;
+    o = qtune("run --workloads net.json --repetitions 1 --no-store --weights uniform", restricted);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("oneDNN INEXACT: its int32 dot products differ from the exact ones on "), std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("dnn sums off"), std::string::npos) << o.out;
+  }
+  const Outcome bad = qtune("run --workloads net.json --weights gaussian");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("option --weights: expected trained or uniform, got 'gaussian'"), std::string::npos) << bad.err;
+}
+
 // A GEMM layer tuned where oneDNN is usable holds both kinds of candidate (the tuner measures the
 // library beside the default first): `qtune run` says which kind won the tuning and by how much
 // over the best of the other, runs the winner, times the tuning's best of the other kind beside it

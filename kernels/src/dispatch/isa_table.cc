@@ -20,6 +20,14 @@ void requantize_rows_avx2(int unroll, const RequantConstants& plan, DType out_ty
                           std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                           std::size_t out_stride);
 #endif
+#if defined(QTUNE_HAVE_AVX512BW)
+std::span<const GemmUkernel> gemm_ukernels_avx512bw();  // x86/avx512bw/
+std::span<const DwKernel> dw_kernels_avx512bw();
+GemmDotPeak gemm_dot_peak_avx512bw();
+void requantize_rows_avx512bw(int unroll, const RequantConstants& plan, DType out_type, const std::int32_t* acc,
+                              std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
+                              std::size_t out_stride);
+#endif
 #if defined(QTUNE_HAVE_AVXVNNI)
 std::span<const GemmUkernel> gemm_ukernels_avxvnni();  // x86/avxvnni/
 GemmDotPeak gemm_dot_peak_avxvnni();
@@ -81,6 +89,9 @@ constexpr GemmTile kEightByEight[] = {{8, 8}};
 // "Depthwise convolution").
 [[maybe_unused]] constexpr DwDefaultTile kAvx512DwTiles[] = {
     {64, 4, true}, {32, 7, false, true}, {32, 8, false}, {16, 7, false, true}, {16, 8, false}};
+// AVX-512 BW: the VNNI family's tiles but the dot4 form, which needs vpdpbusd.
+[[maybe_unused]] constexpr DwDefaultTile kAvx512BwDwTiles[] = {
+    {32, 7, false, true}, {32, 8, false}, {16, 7, false, true}, {16, 8, false}};
 [[maybe_unused]] constexpr DwDefaultTile kAvx2DwTiles[] = {{16, 4, false}};
 constexpr DwDefaultTile kScalarDwTiles[] = {{8, 2, false}};
 // NEON: 4 vectors of 4 channels x 4 pixels keep 16 accumulators of the 32 registers, with room
@@ -133,6 +144,27 @@ std::vector<IsaRow> rows() {
     row.separate_requantize = requantize_rows_avx2;  // AVX-VNNI CPUs have AVX2
     row.separate_requantize_unroll = 2;
     row.gemm_tiles = kYmmTiles;
+  }
+#endif
+#if defined(QTUNE_HAVE_AVX512BW) && defined(QTUNE_HAVE_AVX2)
+  {
+    // After AVX-VNNI: a ymm vpdpbusd is 32 MACs in one instruction, vpmaddwd on zmm 32 in two. The
+    // tiles and depthwise tiles are the VNNI family's (the same registers); A panels are packed
+    // by AVX2's packer (every AVX-512 BW CPU has AVX2) even where QTUNE_ISAS leaves avx2 out.
+    IsaRow& row = out.emplace_back(Isa::avx512bw);
+    row.gemm = gemm_ukernels_avx512bw;
+    row.float_forms = FloatForms::directed_rounding;
+    row.dwconv = dw_kernels_avx512bw;
+    row.dot_peak = gemm_dot_peak_avx512bw;
+    row.pack_a_panel = pack_a_panel_avx2;
+    row.requantize = requantize_rows_avx512bw;
+    row.separate_requantize = requantize_rows_avx512bw;
+    row.separate_requantize_unroll = 2;
+    row.gemm_tiles = kAvx512Tiles;
+    row.narrow_n = 16;
+    row.narrow_tile = {8, 16};
+    row.single_row_tile = {1, 64};
+    row.dw_tiles = kAvx512BwDwTiles;
   }
 #endif
 #if defined(QTUNE_HAVE_AVX2)

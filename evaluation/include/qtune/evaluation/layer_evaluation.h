@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "qtune/evaluation/drawn_weights.h"
 #include "qtune/evaluation/interleaved_timing.h"
 #include "qtune/evaluation/other_kind_candidate.h"
 #include "qtune/kernels/conv2d.h"
@@ -48,6 +49,9 @@ struct LayerEvaluation {
   std::optional<CaseTiming> other;
   std::string other_note;
   bool onednn_dropped = false;  // oneDNN ran the layer without what it cannot express (onednn_note)
+  // oneDNN's int32 dot products on this layer's data against the exact ones
+  // (libraries/onednn_exactness.h): how many were compared (0: not checked) and how many differ.
+  std::int64_t onednn_checked = 0, onednn_mismatched = 0;
   std::optional<double> waiting_share;  // disturbance of the kept timing (undisturbed_timing.h)
   int retimed = 0;
   bool disturbed = false;
@@ -65,9 +69,11 @@ struct LayerTiming {
   int repetitions = 5;  // per implementation, shared among the placements (placement_timing.h)
   CacheState cache = CacheState::warm;
   DisturbancePolicy policy;
+  WeightDistribution weights = WeightDistribution::trained;  // where the layer has none of its own
 };
 
-// `values`: the layer's own weights and quantization, or null to draw them for its workload.
+// `values`: the layer's own weights and quantization, or null to draw them for its workload (from
+// timing.weights).
 // `won_by`: the tuning's best of each kind for the layer, where it measured both. Throws
 // std::runtime_error when two implementations disagree.
 LayerEvaluation evaluate_layer(const runtime::Runtime& rt, const Layer& layer, const LayerTiming& timing,

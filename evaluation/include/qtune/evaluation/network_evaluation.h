@@ -22,6 +22,7 @@ namespace qtune::evaluation {
 struct NetworkEvaluationOptions {
   int repetitions = 5;  // per layer and implementation (LayerTiming)
   CacheState cache = CacheState::warm;
+  WeightDistribution weights = WeightDistribution::trained;  // for layers without their own (LayerTiming)
   // The tuning database the runtime's configurations came from, or null: each layer's kind margin
   // and recorded default/tuned ratio are read from it, for the runtime's target.
   const records::TuningRecords* database = nullptr;
@@ -38,6 +39,10 @@ struct NetworkTotals {
   CaseTiming tuned{0, 0, 0, 0}, untuned{0, 0, 0, 0};
   CaseTiming onednn{0, 0, 0, 0}, tuned_where_onednn{0, 0, 0, 0};  // over the layers oneDNN ran
   std::size_t onednn_layers = 0, onednn_dropped_layers = 0;
+  // oneDNN's int32 dot products against the exact ones (LayerEvaluation::onednn_checked): the layers
+  // checked, those with any difference, and the int32 sums compared and differing, weighted by count.
+  std::size_t onednn_checked_layers = 0, onednn_inexact_layers = 0;
+  std::int64_t onednn_checked_sums = 0, onednn_mismatched_sums = 0;
   // The faster of tuned and the other kind's candidate per layer (the tuned time where the other
   // did not run), the layers where the other kind ran, and those where it was faster ("name (x)").
   double best_of_kinds_ns = 0;

@@ -18,12 +18,15 @@ enum class Isa : unsigned char {
   neon,        // Armv8.0 Advanced SIMD: smull/smlal/sadalp
   dotprod,     // Armv8.2 sdot/udot
   i8mm,        // Armv8.6 smmla/ummla
+  // Listed last so that the values above keep their numbers; kAllIsas gives the order.
+  avx512bw,  // x86: vpmaddwd on sign-extended int16 zmm (AVX-512 BW without VNNI: Skylake-SP)
 };
 
-inline constexpr std::array<Isa, 8> kAllIsas = {Isa::scalar, Isa::avx2,  Isa::avxvnni, Isa::avx512vnni,
-                                                Isa::amx,    Isa::neon,  Isa::dotprod, Isa::i8mm};
+inline constexpr std::array<Isa, 9> kAllIsas = {Isa::scalar, Isa::avx2, Isa::avx512bw, Isa::avxvnni, Isa::avx512vnni,
+                                                Isa::amx,    Isa::neon, Isa::dotprod,  Isa::i8mm};
 
-// Canonical knob spelling: "scalar", "avx2", "avxvnni", "avx512vnni", "amx", "neon", "dotprod", "i8mm".
+// Canonical knob spelling: "scalar", "avx2", "avx512bw", "avxvnni", "avx512vnni", "amx", "neon", "dotprod",
+// "i8mm".
 std::string_view to_string(Isa isa);
 std::optional<Isa> parse_isa(std::string_view name);
 

@@ -1,7 +1,8 @@
 // The AVX-512 vector operations (vector/vector_ops.h): 16 int32 lanes per zmm, ragged edges
 // through store masks, requantization from requant_avx512.h (with a column's constants loaded
-// once: requant_lanes). Include only from translation units compiled with the avx512vnni
-// folder's flags.
+// once: requant_lanes). Include only from translation units compiled with AVX-512 F/BW/VL/DQ: the
+// avx512vnni and amx folders (with VNNI: the operations are Isa::avx512vnni's) and the avx512bw
+// folder (without: Isa::avx512bw's, whose products are vpmaddwd and an add).
 #pragma once
 
 #include "x86/avx512vnni/requant_avx512.h"  // first: wraps <immintrin.h> in GCC 12's -Wmaybe-uninitialized workaround
@@ -12,7 +13,11 @@ namespace qtune::detail {
 namespace {
 
 struct Avx512Vector {
+#if defined(__AVX512VNNI__)
   static constexpr Isa kIsa = Isa::avx512vnni;
+#else
+  static constexpr Isa kIsa = Isa::avx512bw;
+#endif
   static constexpr int kLanes = 16;
   static constexpr int kVectorRegisters = 32;
   using Vec = __m512i;
@@ -25,8 +30,12 @@ struct Avx512Vector {
   // accumulator tied in place: with the intrinsic, GCC 12 gave each accumulator two registers
   // and copied between them on every use (a move per product).
   static Vec madd(Vec acc, Vec x, Vec w) {
+#if defined(__AVX512VNNI__)
     asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
     return acc;
+#else
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(x, w));
+#endif
   }
   static Vec load(const std::int32_t* p) { return avx512::load16(p); }
   static Vec load_partial(const std::int32_t* p, std::size_t n) { return avx512::load_partial(p, n); }

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "dwconv/dwconv_template.h"
+#include "x86/avx512vnni/dwconv_avx512_tiles.h"
 
 namespace qtune::detail {
 namespace {
@@ -109,13 +110,7 @@ void dw_dot4_row(const DwRowArgs& args) {
 }
 
 constexpr std::array kAvx512Kernels = {
-    QTUNE_DW_KERNEL(Avx512Vector, 16, 1), QTUNE_DW_KERNEL(Avx512Vector, 32, 1), QTUNE_DW_KERNEL(Avx512Vector, 64, 1),
-    QTUNE_DW_KERNEL(Avx512Vector, 16, 2), QTUNE_DW_KERNEL(Avx512Vector, 32, 2), QTUNE_DW_KERNEL(Avx512Vector, 64, 2),
-    QTUNE_DW_KERNEL(Avx512Vector, 16, 4), QTUNE_DW_KERNEL(Avx512Vector, 32, 4), QTUNE_DW_KERNEL(Avx512Vector, 64, 4),
-    QTUNE_DW_KERNEL(Avx512Vector, 16, 8), QTUNE_DW_KERNEL(Avx512Vector, 32, 8),
-    // 7 pixels: the rows of 7 * 2^k pixels in whole tiles (dw_tile_at). 64 channels would not fit
-    // 7 pixels' accumulators beside a kernel row's inputs in 32 registers.
-    QTUNE_DW_KERNEL(Avx512Vector, 16, 7), QTUNE_DW_KERNEL(Avx512Vector, 32, 7),
+    QTUNE_AVX512_DW_GENERAL_KERNELS,
     // The dot4 form requantizes in its own epilogue (fused only), folded like the general form's.
     DwKernel{Isa::avx512vnni, 64, 1, &dw_dot4_row<1>, true, true},
     DwKernel{Isa::avx512vnni, 64, 2, &dw_dot4_row<2>, true, true},

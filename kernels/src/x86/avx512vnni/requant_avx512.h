@@ -1,6 +1,6 @@
 // AVX-512 requantization of 16 int32 lanes, bit-exact with requantize_reference() for every mode.
 // Header-only: include it only from translation units compiled with the AVX-512 flags
-// (kernels/src/x86/avx512vnni). The single-rounding modes mirror x86/avx2/requant_avx2.h;
+// (kernels/src/x86/avx512vnni, avx512bw, amx). The single-rounding modes mirror x86/avx2/requant_avx2.h;
 // AVX-512F has the 64-bit arithmetic shift and min/max that AVX2 must emulate, and masks for
 // ragged edges. The 64-bit shift also turns tflite's and arm's two roundings into one (one_shift).
 #pragma once
