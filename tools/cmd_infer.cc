@@ -118,14 +118,15 @@ std::vector<std::string> output_file_names(const std::vector<TensorInfo>& output
 }
 
 void print_layer_choices(const qtune::executor::ModelExecutor& executor) {
-  std::size_t tuned = 0, nearest = 0, fallback = 0;
+  std::size_t tuned = 0, nearest = 0, fallback = 0, fused = 0;
   for (const qtune::executor::StepInfo& step : executor.steps()) {
     if (step.selection.starts_with("tuned")) ++tuned;
     if (step.selection.starts_with("nearest")) ++nearest;
     if (step.selection.starts_with("default")) ++fallback;
+    if (step.fused) ++fused;
   }
   std::cout << "arena: " << executor.arena().arena_bytes << " bytes; conv/matmul layers: " << tuned << " tuned, "
-            << nearest << " nearest, " << fallback << " default\n";
+            << nearest << " nearest, " << fallback << " default; " << fused << " of them fused with the Add after them\n";
 }
 
 int run_infer(const qtune::cli::Args& args) {
@@ -140,6 +141,7 @@ int run_infer(const qtune::cli::Args& args) {
   qtune::executor::ExecutorOptions options;
   options.threads = static_cast<int>(args.int_or("threads", 1, 1, 1024));
   options.import.input_shapes = qtune::cli::input_shapes(args);
+  options.fusion = args.flag("fusion");
   const Runtime runtime = qtune::cli::load_runtime(args);
   const auto executor = qtune::executor::ModelExecutor::load(model, runtime, options);
   const std::vector<std::string> file_names = output_file_names(executor.outputs(), extension);
@@ -172,7 +174,7 @@ int run_infer(const qtune::cli::Args&) {
 
 QTUNE_COMMAND("infer", "run a whole quantized ONNX model on input files and write its outputs (.npy or .pb)",
               "qtune infer --model MODEL.onnx --input NAME=FILE [--input NAME=FILE ...] --output DIR "
-              "[--format npy|pb] [--db FILE | --log FILE] [--target current|KEY] [--threads T] [--input-shape NAME=DIMS]",
+              "[--format npy|pb] [--db FILE | --log FILE] [--target current|KEY] [--threads T] [--input-shape NAME=DIMS] [--fusion]",
               {{"model", true, "FILE  the quantized ONNX model (QOperator or QDQ form)"},
                {"input", true, "NAME=FILE  a model input from a .npy or ONNX TensorProto .pb file (one per input)", true},
                {"output", true, "DIR  where each graph output is written, named after it (created if needed)"},
@@ -181,5 +183,6 @@ QTUNE_COMMAND("infer", "run a whole quantized ONNX model on input files and writ
                {"log", true, "FILE  best-config log (qtune export) to take them from instead"},
                {"target", true, "KEY  use the entries of this target ('current', the default, = this machine)"},
                {"threads", true, "T  thread budget of every operation (default 1)"},
-               qtune::cli::input_shape_option()},
+               qtune::cli::input_shape_option(),
+               qtune::cli::fusion_option()},
               run_infer);

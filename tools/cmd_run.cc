@@ -5,6 +5,7 @@
 // weights, bias and quantization, and --onnxruntime times the model in onnxruntime too, in rounds
 // between the layers. The evaluation is qtune/evaluation/network_evaluation.h; this file parses
 // the options and prints.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -362,7 +363,13 @@ void print_whole_model(const qtune::evaluation::WholeModelEvaluation& e, const q
                            {"other_than_layers_share", e.other_than_layers_share},
                            {"arena_bytes", arena.arena_bytes},
                            {"peak_live_bytes", arena.peak_live_bytes},
-                           {"all_tensor_bytes", arena.all_tensor_bytes}};
+                           {"all_tensor_bytes", arena.all_tensor_bytes},
+                           {"fused_steps", e.fused_steps}};
+    if (e.unfused) {
+      line["unfused_ns"] = e.unfused->median_ns;
+      line["unfused_quartiles_ns"] = {e.unfused->low_ns, e.unfused->high_ns};
+      line["unfused_verdict"] = qtune::verdict(e.qtune, *e.unfused);
+    }
     for (std::size_t i = 0; i < e.onnxruntime.size(); ++i) {
       const std::string key = "onnxruntime_" + std::to_string(e.onnxruntime_threads[i]) + "t";
       line[key + "_ns"] = e.onnxruntime[i].median_ns;
@@ -376,6 +383,10 @@ void print_whole_model(const qtune::evaluation::WholeModelEvaluation& e, const q
   std::cout << "\nwhole model (qtune's executor, " << model.steps().size() << " steps) at " << e.threads << " thread(s): "
             << ms(e.qtune.median_ns) << " ms (quartiles " << ms(e.qtune.low_ns) << " - " << ms(e.qtune.high_ns) << ", "
             << e.qtune.repetitions << " runs)\n";
+  if (e.unfused)
+    std::cout << "  unfused (without --fusion; " << e.fused_steps << " conv+add blocks run as two steps each): " << ms(e.unfused->median_ns)
+              << " ms (quartiles " << ms(e.unfused->low_ns) << " - " << ms(e.unfused->high_ns) << "); unfused/fused "
+              << ratio(e.unfused->median_ns, e.qtune.median_ns) << " (" << qtune::verdict(e.qtune, *e.unfused) << ")\n";
   for (std::size_t i = 0; i < e.onnxruntime.size(); ++i) {
     std::cout << "  onnxruntime " << e.onnxruntime_version << " session.run at " << e.onnxruntime_threads[i] << " thread(s): "
               << ms(e.onnxruntime[i].median_ns) << " ms (quartiles " << ms(e.onnxruntime[i].low_ns) << " - "
@@ -434,7 +445,7 @@ int run_network(const qtune::cli::Args& args) {
   qtune::WorkloadFile network;
   std::vector<qtune::evaluation::LayerValues> model_values;
 #ifdef QTUNE_HAVE_ONNX
-  std::optional<qtune::executor::ModelExecutor> whole_model;
+  std::optional<qtune::executor::ModelExecutor> whole_model, unfused_model;
 #endif
   if (model_path && only == "whole") {
     // The whole model only: the executor reads the model below.
@@ -468,8 +479,15 @@ int run_network(const qtune::cli::Args& args) {
     qtune::executor::ExecutorOptions executor_options;
     executor_options.threads = thread_budget;
     executor_options.import.input_shapes = qtune::cli::input_shapes(args);
+    executor_options.fusion = args.flag("fusion");
     try {
       whole_model.emplace(qtune::executor::ModelExecutor::load(*model_path, rt, executor_options));
+      // The reference a fused run is compared with, timed in the same rounds.
+      if (executor_options.fusion && std::any_of(whole_model->steps().begin(), whole_model->steps().end(),
+                                                 [](const auto& step) { return step.fused; })) {
+        executor_options.fusion = false;
+        unfused_model.emplace(qtune::executor::ModelExecutor::load(*model_path, rt, executor_options));
+      }
     } catch (const std::exception& e) {
       // The layers can still be timed one by one; the whole model needs every node.
       if (only == "whole") throw;
@@ -481,6 +499,7 @@ int run_network(const qtune::cli::Args& args) {
     qtune::evaluation::WholeModelOptions whole_options;
     whole_options.onnxruntime = args.flag("onnxruntime");
     whole_options.input_shapes = qtune::cli::input_shapes(args);
+    if (unfused_model) whole_options.unfused = &*unfused_model;
     print_whole_model(qtune::evaluation::evaluate_whole_model(*model_path, *whole_model, thread_budget, whole_options),
                       *whole_model, json);
   };
@@ -553,7 +572,7 @@ int run_network(const qtune::cli::Args& args) {
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
               "qtune run (--workloads FILE | --model FILE [--input-shape NAME=DIMS]) [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
               "[--rounding MODE] [--repetitions N] [--cache warm|cold] [--weights trained|uniform] [--no-store] [--onnxruntime] "
-              "[--only layers|whole] [--json]",
+              "[--only layers|whole] [--fusion] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
                {"model", true, "FILE  a quantized ONNX model: its conv / matmul layers with their own weights and quantization"},
                qtune::cli::input_shape_option(),
@@ -579,6 +598,7 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                                       "in rounds between qtune's layers"},
                {"only", true, "layers|whole  with --model: only the layers one by one, or only the whole model end to end "
                               "(qtune's executor; default: both, the whole model last)"},
+               qtune::cli::fusion_option(),
                {"json", false, "one JSON object per line: each layer (type \"layer\"), then the total (type \"total\"), "
                                "then the whole model (type \"whole_model\")"}},
               run_network);

@@ -13,6 +13,12 @@ OptionSpec input_shape_option() {
   return {"input-shape", true, "NAME=D1,D2,...  shape of a model input with dynamic dimensions (repeatable)", true};
 }
 
+OptionSpec fusion_option() {
+  return {"fusion", false,
+          "run fused blocks: a pointwise convolution whose output only a quantized Add reads is computed with it "
+          "in strips of rows (bit-exact; by default every operation runs by itself)"};
+}
+
 #ifdef QTUNE_HAVE_ONNX
 
 std::map<std::string, std::vector<std::int64_t>> input_shapes(const Args& args) {

@@ -20,6 +20,8 @@ namespace qtune::cli {
 
 // --input-shape NAME=D1,D2,... (repeatable).
 OptionSpec input_shape_option();
+// --fusion: the executor runs fused blocks (`qtune run --model`, `qtune infer`).
+OptionSpec fusion_option();
 
 // The layer table of the model at `path`, named after the file (its stem).
 WorkloadFile model_workload_file(const std::string& path, const Args& args);

@@ -49,6 +49,9 @@ WholeModelEvaluation evaluate_whole_model(const std::string& model_path, const e
   }
   // Warm-up: the first runs touch the arena and the packed weights.
   for (int i = 0; i < 3; ++i) model.run(in.data(), out.data());
+  if (options.unfused != nullptr)
+    for (int i = 0; i < 3; ++i) options.unfused->run(in.data(), out.data());
+  std::vector<double> unfused_ns;
 
   std::vector<double> whole_ns;
   std::vector<std::vector<double>> steps_per_run;
@@ -63,9 +66,19 @@ WholeModelEvaluation evaluate_whole_model(const std::string& model_path, const e
       whole_ns.push_back(std::chrono::duration<double, std::nano>(clock::now() - start).count());
       steps_per_run.push_back(std::move(step_ns));
     }
+    // The unfused model as many runs, right after: a slow phase of the machine reaches both.
+    if (options.unfused != nullptr) {
+      const std::size_t runs = whole_ns.size() - unfused_ns.size();
+      for (std::size_t run = 0; run < runs; ++run) {
+        const auto start = clock::now();
+        options.unfused->run(in.data(), out.data());
+        unfused_ns.push_back(std::chrono::duration<double, std::nano>(clock::now() - start).count());
+      }
+    }
     if (peer) peer->time_round(options.min_runs_per_round, options.min_round_seconds);
   }
   result.qtune = case_timing(whole_ns);
+  if (options.unfused != nullptr) result.unfused = case_timing(unfused_ns);
 
   // Per op type: the median over runs of the type's summed step times.
   std::map<std::string, std::vector<std::size_t>> steps_of_type;
@@ -84,9 +97,11 @@ WholeModelEvaluation evaluate_whole_model(const std::string& model_path, const e
     t.steps = static_cast<int>(indices.size());
     t.median_ns = case_timing(per_run).median_ns;
     t.share = result.qtune.median_ns > 0 ? t.median_ns / result.qtune.median_ns : 0;
-    const std::string& kind = steps[indices.front()].kind;
+    const executor::StepInfo& first = steps[indices.front()];
     all_ns += t.median_ns;
-    if (kind == "layer" || kind == "float_layer") layers_ns += t.median_ns;
+    // A fused block is its layers' step (its additions ride on the convolution's strips).
+    if (first.kind == "layer" || first.kind == "float_layer" || first.fused) layers_ns += t.median_ns;
+    if (first.fused) result.fused_steps += t.steps;
     result.op_types.push_back(t);
   }
   result.other_than_layers_share = all_ns > 0 ? (all_ns - layers_ns) / all_ns : 0;

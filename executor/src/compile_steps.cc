@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "compiled_model.h"
+#include "fused_conv_add.h"
 #include "layout_ops.h"
 #include "parallel_ranges.h"
 #include "quantized_ops.h"
@@ -33,6 +34,12 @@ bool same_order(const std::vector<std::int64_t>& shape) {
 // Elements per piece of an elementwise operation split over threads: far more than a wake-up costs.
 constexpr std::size_t kElementGrain = 16384;
 
+// A fused convolution's strip: its output within a quarter of the smallest L1 data cache of the
+// targets (the skip and output strips pass beside it), and at least 64 GEMM rows, so that every
+// strip's pass over the packed weights does enough work (docs/model-executor.md, "Fused blocks").
+constexpr std::size_t kStripBytes = 12 * 1024;
+constexpr std::int64_t kStripMinPixels = 64;
+
 ImageShape image_of(const Slot& slot) {
   return {slot.shape[0], slot.shape[2], slot.shape[3], slot.shape[1]};
 }
@@ -48,6 +55,7 @@ class Compiler {
 
   void run() {
     const ModelGraph& g = c_.graph;
+    if (options_.fusion) find_fusable_adds();
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
       const auto& t = g.tensor(g.inputs[i]);
       Slot slot = new_slot(t.name, t.type, t.shape, false);
@@ -125,7 +133,7 @@ class Compiler {
     step.info = {op.name, op.op_type, onnx_import::to_string(op.kind), std::move(selection)};
     step.reads = std::move(reads);
     step.write = out;
-    step.may_write_over_input = elementwise;
+    if (elementwise) step.may_write_over = step.reads;
     step.run = std::move(run);
     c_.steps.push_back(std::move(step));
   }
@@ -175,14 +183,87 @@ class Compiler {
     const std::int32_t* bias = layer.bias.empty() ? nullptr : layer.bias.data();
     if (layer.op == OpKind::conv2d) {
       const int in = read(op.inputs[0], true);
-      const int out = write(op, true);
       auto prepared = std::make_shared<runtime::PreparedConv2d>(
           runtime_.prepare_conv2d(layer.conv, layer.weights.data(), bias, options_.threads, library_use()));
+      if (defer_into_add(op, *prepared, in)) return;
+      const int out = write(op, true);
       const std::string selection = selection_text(prepared->selection());
       push(op, {in}, out, [prepared, in, out](const Frame& f) { prepared->run(f.at[in], f.at[out]); }, false, selection);
       return;
     }
     layer_into(op, write(op, false));
+  }
+
+  // The quantized Adds that may take the convolution before them: the Add is the only reader of
+  // a pointwise convolution's output, which is no output of the run.
+  void find_fusable_adds() {
+    const ModelGraph& g = c_.graph;
+    std::map<std::string, int> readers;
+    for (const GraphOp& op : g.ops)
+      for (const std::string& name : op.inputs) ++readers[name];
+    for (const std::string& name : g.outputs) ++readers[name];
+    for (const std::string& name : options_.extra_outputs) ++readers[name];
+    std::map<std::string, const GraphOp*> producer;
+    for (const GraphOp& op : g.ops) producer[op.output] = &op;
+    for (const GraphOp& op : g.ops) {
+      if (op.kind != GraphOpKind::add || op.inputs.size() != 2 || op.input_quantization.size() != 2) continue;
+      for (const std::string& name : op.inputs) {
+        const auto it = producer.find(name);
+        if (it == producer.end() || it->second->kind != GraphOpKind::layer || it->second->layer->op != OpKind::conv2d ||
+            readers[name] != 1 || op.inputs[0] == op.inputs[1])
+          continue;
+        if (!plan_conv_strips(it->second->layer->conv, kStripBytes, kStripMinPixels)) continue;
+        fusable_add_of_[name] = &op;
+        break;  // one convolution per Add
+      }
+    }
+  }
+
+  // A convolution the Add after it will run (fused_add_op), when qtune's kernels compute it.
+  bool defer_into_add(const GraphOp& op, const runtime::PreparedConv2d& prepared, int in) {
+    const auto it = fusable_add_of_.find(op.output);
+    if (it == fusable_add_of_.end() || !prepared.library().empty()) return false;
+    const GraphOp& add = *it->second;
+    const onnx_import::ModelLayer& layer = *op.layer;
+    const bool conv_first = add.inputs[0] == op.output;
+    const auto strips = plan_conv_strips(layer.conv, kStripBytes, kStripMinPixels);
+    try {
+      pending_[op.output] = {&op, in, prepared.selection(),
+                             std::make_shared<const FusedConvAdd>(
+                                 layer.conv, prepared.config(), layer.weights.data(), layer.bias.empty() ? nullptr : layer.bias.data(),
+                                 *strips, conv_first, add.input_quantization[0], add.input_quantization[1], add.output_quantization)};
+    } catch (const std::invalid_argument&) {
+      return false;  // the configuration cannot run a strip: the layers run one by one
+    }
+    return true;
+  }
+
+  // The Add with its deferred convolution, strip by strip; the output may take the skip's buffer.
+  void fused_add_op(const GraphOp& op, const std::string& conv_output) {
+    const PendingConv pending = pending_.at(conv_output);
+    pending_.erase(conv_output);
+    const std::string& skip_name = op.inputs[0] == conv_output ? op.inputs[1] : op.inputs[0];
+    const int skip = read(skip_name, true);
+    const int out = write(op, true);
+    const int in = pending.input;
+    const auto fused = pending.fused;
+    Step step;
+    step.info = {pending.conv->name + "+" + op.name, pending.conv->op_type + "+" + op.op_type, "conv+add",
+                 selection_text(pending.selection) + " strips=" + std::to_string(fused->strips().strips) + "x" +
+                     std::to_string(fused->strips().rows),
+                 true};
+    step.reads = {in, skip};
+    step.write = out;
+    step.may_write_over = {skip};
+    step.scratch_bytes = fused->scratch_bytes(options_.threads);
+    const std::size_t index = c_.steps.size();
+    by_type(slot(out).type, [&](auto t) {
+      using T = decltype(t);
+      step.run = [fused, in, skip, out, index, threads = options_.threads](const Frame& f) {
+        fused->run<T>(f.at[in], f.get<T>(skip), f.get<T>(out), f.scratch[index], threads);
+      };
+    });
+    c_.steps.push_back(std::move(step));
   }
 
   // A matrix product writing `out`.
@@ -229,6 +310,8 @@ class Compiler {
   }
 
   void add_op(const GraphOp& op) {
+    for (const std::string& name : op.inputs)
+      if (pending_.count(name)) return fused_add_op(op, name);
     const bool nhwc = held_nhwc(op.inputs[0]);
     const int a = read(op.inputs[0], nhwc), b = read(op.inputs[1], nhwc);
     const int out = write(op, nhwc);
@@ -512,6 +595,16 @@ class Compiler {
   const ExecutorOptions& options_;
   std::map<std::pair<std::string, bool>, int> slot_of_;  // (tensor, nhwc) -> slot
   std::map<std::string, int> latest_;                    // tensor -> the slot its producer wrote
+  // Fusion: convolution outputs whose only reader is an Add that may take them, and the
+  // convolutions deferred to their Add's step (their input slot, the runtime's choice, the kernel).
+  std::map<std::string, const GraphOp*> fusable_add_of_;
+  struct PendingConv {
+    const GraphOp* conv = nullptr;
+    int input = -1;
+    runtime::Selection selection;
+    std::shared_ptr<const FusedConvAdd> fused;
+  };
+  std::map<std::string, PendingConv> pending_;
 };
 
 }  // namespace

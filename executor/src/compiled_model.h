@@ -39,7 +39,7 @@ struct Step {
   StepInfo info;
   std::vector<int> reads;
   int write = -1;
-  bool may_write_over_input = false;  // elementwise: the output may take an input's buffer
+  std::vector<int> may_write_over;     // inputs whose buffer the output may take (elementwise in them)
   std::size_t scratch_bytes = 0;      // working memory live during the step only
   int scratch_buffer = -1;            // its arena buffer (planned)
   std::function<void(const Frame&)> run;

@@ -25,17 +25,15 @@ void plan_buffers(ModelExecutor::Compiled& c) {
   for (std::size_t s = 0; s < steps; ++s) {
     Step& step = c.steps[s];
     Slot& out = c.slots[static_cast<std::size_t>(step.write)];
-    if (step.may_write_over_input) {
-      for (const int r : step.reads) {
-        const int source = root(r);
-        const Slot& in = c.slots[static_cast<std::size_t>(source)];
-        if (in.graph_input >= 0 || in.buffer < 0 || pinned[static_cast<std::size_t>(source)] || in.bytes != out.bytes ||
-            last_read[static_cast<std::size_t>(source)] != s)
-          continue;
-        out.buffer = in.buffer;
-        ++c.report.in_place_steps;
-        break;
-      }
+    for (const int r : step.may_write_over) {
+      const int source = root(r);
+      const Slot& in = c.slots[static_cast<std::size_t>(source)];
+      if (in.graph_input >= 0 || in.buffer < 0 || pinned[static_cast<std::size_t>(source)] || in.bytes != out.bytes ||
+          last_read[static_cast<std::size_t>(source)] != s)
+        continue;
+      out.buffer = in.buffer;
+      ++c.report.in_place_steps;
+      break;
     }
     if (out.buffer < 0) {
       out.buffer = static_cast<int>(buffers.size());

@@ -8,9 +8,7 @@
 #include "x86_intrinsics.h"
 
 #if defined(__x86_64__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
+QTUNE_GCC105593_BEGIN
 
 #include <algorithm>
 #include <limits>
@@ -112,18 +110,15 @@ QTUNE_AVX512_POOL [[gnu::always_inline]] inline void window_max(const T* in, Ima
   const auto c = static_cast<std::size_t>(input.c);
   __m512i best[kVectors];
   for (int v = 0; v < kVectors; ++v) best[v] = _mm512_set1_epi8(static_cast<char>(std::numeric_limits<T>::lowest()));
-  for (std::int64_t kh = 0; kh < window.kernel_h; ++kh) {
-    const std::int64_t h = oh * window.stride_h - window.pad_top + kh * window.dilation_h;
-    if (h < 0 || h >= input.h) continue;
-    for (std::int64_t kw = 0; kw < window.kernel_w; ++kw) {
-      const std::int64_t w = ow * window.stride_w - window.pad_left + kw * window.dilation_w;
-      if (w < 0 || w >= input.w) continue;
+  const WindowTaps t = window_taps(window, input, oh, ow);
+  for (std::int64_t kh = t.kh0; kh < t.kh1; ++kh)
+    for (std::int64_t kw = t.kw0; kw < t.kw1; ++kw) {
+      const std::int64_t h = t.h + kh * window.dilation_h, w = t.w + kw * window.dilation_w;
       const T* x = in + static_cast<std::size_t>((n * input.h + h) * input.w + w) * c + ch;
       for (int v = 0; v < kVectors; ++v)
         best[v] = byte_max<T>(best[v], v + 1 < kVectors || tail == ~__mmask64{0} ? _mm512_loadu_si512(x + 64 * v)
                                                                                  : _mm512_maskz_loadu_epi8(tail, x + 64 * v));
     }
-  }
   for (int v = 0; v + 1 < kVectors; ++v) _mm512_storeu_si512(y + 64 * v, best[v]);
   _mm512_mask_storeu_epi8(y + 64 * (kVectors - 1), tail, best[kVectors - 1]);
 }
@@ -168,6 +163,6 @@ template void average_pool_avx512<std::int8_t>(const float*, ImageShape, std::in
                                                Quantization, const AveragePoolDivisors&, std::int64_t, std::int64_t);
 
 }  // namespace qtune::executor
-#pragma GCC diagnostic pop
+QTUNE_GCC105593_END
 
 #endif

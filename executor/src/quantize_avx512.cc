@@ -7,9 +7,7 @@
 #include "x86_intrinsics.h"
 
 #if defined(__x86_64__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
+QTUNE_GCC105593_BEGIN
 
 #include <algorithm>
 #include <limits>
@@ -85,5 +83,5 @@ template std::int64_t quantize_planes_avx512<std::int8_t>(const float*, std::int
                                                           std::int64_t, Quantization);
 
 }  // namespace qtune::executor
-#pragma GCC diagnostic pop
+QTUNE_GCC105593_END
 #endif

@@ -104,30 +104,48 @@ __attribute__((target("avx2,fma"))) std::size_t qlinear_add_avx2(const T* a, con
   return i;
 }
 
-// The same arithmetic 16 lanes at a time (fused multiply-adds round once at any width).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
+// The same arithmetic 16 lanes at a time (fused multiply-adds round once at any width), 64 per
+// step: the four vectors' int32 results narrowed by two saturating packs (int32 -> int16 -> 8 bits,
+// onnxruntime's own narrowing) and one permutation back to element order, where a clamp and a
+// truncating narrow per vector took five more instructions on the two ports AVX-512 shares.
+QTUNE_GCC105593_BEGIN
+template <typename T>
+__attribute__((target("avx512f,avx512bw"))) [[gnu::always_inline]] inline __m512i add_sums_avx512(const T* a, const T* b,
+                                                                                                   __m512 ra, __m512 rb,
+                                                                                                   __m512 fixed) {
+  const __m128i a8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
+  const __m128i b8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+  const __m512i a32 = std::is_signed_v<T> ? _mm512_cvtepi8_epi32(a8) : _mm512_cvtepu8_epi32(a8);
+  const __m512i b32 = std::is_signed_v<T> ? _mm512_cvtepi8_epi32(b8) : _mm512_cvtepu8_epi32(b8);
+  const __m512 t = _mm512_fmadd_ps(_mm512_cvtepi32_ps(b32), rb, fixed);
+  return _mm512_cvtps_epi32(_mm512_fmadd_ps(_mm512_cvtepi32_ps(a32), ra, t));
+}
+
 template <typename T>
 __attribute__((target("avx512f,avx512bw"))) std::size_t qlinear_add_avx512(const T* a, const T* b, T* out,
                                                                             std::size_t count, const AddConstants& k) {
   const __m512 ra = _mm512_set1_ps(k.ra), rb = _mm512_set1_ps(k.rb), fixed = _mm512_set1_ps(k.fixed);
-  const __m512i lo = _mm512_set1_epi32(lowest<T>()), hi = _mm512_set1_epi32(highest<T>());
+  // After the packs, 128-bit lane L holds elements 4L..4L+3 of vectors 0, 1, 2, 3 in its four
+  // dwords: dword 4L + q goes to 4q + L.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   std::size_t i = 0;
+  for (; i + 64 <= count; i += 64) {
+    const __m512i words01 = _mm512_packs_epi32(add_sums_avx512(a + i, b + i, ra, rb, fixed),
+                                               add_sums_avx512(a + i + 16, b + i + 16, ra, rb, fixed));
+    const __m512i words23 = _mm512_packs_epi32(add_sums_avx512(a + i + 32, b + i + 32, ra, rb, fixed),
+                                               add_sums_avx512(a + i + 48, b + i + 48, ra, rb, fixed));
+    const __m512i bytes = std::is_signed_v<T> ? _mm512_packs_epi16(words01, words23) : _mm512_packus_epi16(words01, words23);
+    _mm512_storeu_si512(out + i, _mm512_permutexvar_epi32(order, bytes));
+  }
+  const __m512i lo = _mm512_set1_epi32(lowest<T>()), hi = _mm512_set1_epi32(highest<T>());
   for (; i + 16 <= count; i += 16) {
-    const __m128i a8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
-    const __m128i b8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
-    const __m512i a32 = std::is_signed_v<T> ? _mm512_cvtepi8_epi32(a8) : _mm512_cvtepu8_epi32(a8);
-    const __m512i b32 = std::is_signed_v<T> ? _mm512_cvtepi8_epi32(b8) : _mm512_cvtepu8_epi32(b8);
-    const __m512 t = _mm512_fmadd_ps(_mm512_cvtepi32_ps(b32), rb, fixed);
-    const __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a32), ra, t);
     // Saturating to int16 and then to 8 bits, as onnxruntime's packs do, is this clamp.
-    const __m512i r = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(v), lo), hi);
+    const __m512i r = _mm512_min_epi32(_mm512_max_epi32(add_sums_avx512(a + i, b + i, ra, rb, fixed), lo), hi);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(r));
   }
   return i;
 }
-#pragma GCC diagnostic pop
+QTUNE_GCC105593_END
 
 #endif
 
@@ -217,16 +235,13 @@ template <typename T>
       for (std::int64_t ow = 0; ow < output.w; ++ow) {
         T* y = out + static_cast<std::size_t>(((n * output.h + oh) * output.w + ow)) * c;
         std::fill(y, y + c, std::numeric_limits<T>::lowest());
-        for (std::int64_t kh = 0; kh < window.kernel_h; ++kh) {
-          const std::int64_t h = oh * window.stride_h - window.pad_top + kh * window.dilation_h;
-          if (h < 0 || h >= input.h) continue;
-          for (std::int64_t kw = 0; kw < window.kernel_w; ++kw) {
-            const std::int64_t w = ow * window.stride_w - window.pad_left + kw * window.dilation_w;
-            if (w < 0 || w >= input.w) continue;
+        const WindowTaps t = window_taps(window, input, oh, ow);
+        for (std::int64_t kh = t.kh0; kh < t.kh1; ++kh)
+          for (std::int64_t kw = t.kw0; kw < t.kw1; ++kw) {
+            const std::int64_t h = t.h + kh * window.dilation_h, w = t.w + kw * window.dilation_w;
             const T* x = in + static_cast<std::size_t>(((n * input.h + h) * input.w + w)) * c;
             for (std::size_t ch = 0; ch < c; ++ch) y[ch] = std::max(y[ch], x[ch]);
           }
-        }
       }
   }
 }
@@ -419,23 +434,25 @@ void float_global_average_pool_nhwc(const float* in, ImageShape input, float* ou
 // baseline build's 16-byte vectors leave at a quarter of the width. This file is built without
 // floating-point contraction, so the clones' sums round as onnxruntime's do.
 namespace {
-#define QTUNE_POOL_CLONES(T, suffix)                                                                                  \
-  QTUNE_CLONED_FOR_AVX512 void max_pool_##suffix(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, \
-                                                 std::int64_t begin, std::int64_t end) {                             \
+// Target clones cannot be templates: one overload per element type.
+#define QTUNE_POOL_CLONES(T)                                                                                          \
+  QTUNE_CLONED_FOR_AVX512 void max_pool_cloned(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, \
+                                               std::int64_t begin, std::int64_t end) {                               \
     max_pool_body(in, is, out, os, w, begin, end);                                                                    \
   }
-QTUNE_POOL_CLONES(std::uint8_t, u8)
-QTUNE_POOL_CLONES(std::int8_t, s8)
-QTUNE_POOL_CLONES(float, f32)
+QTUNE_POOL_CLONES(std::uint8_t)
+QTUNE_POOL_CLONES(std::int8_t)
+QTUNE_POOL_CLONES(float)
 #undef QTUNE_POOL_CLONES
-QTUNE_CLONED_FOR_AVX512 void average_pool_u8(const float* real, ImageShape is, std::uint8_t* out, ImageShape os,
-                                             const PoolWindow& w, Quantization qy, std::int64_t begin, std::int64_t end) {
-  average_pool_body(real, is, out, os, w, qy, begin, end);
-}
-QTUNE_CLONED_FOR_AVX512 void average_pool_s8(const float* real, ImageShape is, std::int8_t* out, ImageShape os,
-                                             const PoolWindow& w, Quantization qy, std::int64_t begin, std::int64_t end) {
-  average_pool_body(real, is, out, os, w, qy, begin, end);
-}
+#define QTUNE_AVERAGE_POOL_CLONES(T)                                                                                  \
+  QTUNE_CLONED_FOR_AVX512 void average_pool_cloned(const float* real, ImageShape is, T* out, ImageShape os,          \
+                                                   const PoolWindow& w, Quantization qy, std::int64_t begin,         \
+                                                   std::int64_t end) {                                                \
+    average_pool_body(real, is, out, os, w, qy, begin, end);                                                          \
+  }
+QTUNE_AVERAGE_POOL_CLONES(std::uint8_t)
+QTUNE_AVERAGE_POOL_CLONES(std::int8_t)
+#undef QTUNE_AVERAGE_POOL_CLONES
 QTUNE_CLONED_FOR_AVX512 void dequantize_u8(const std::uint8_t* in, float* out, std::size_t count, Quantization q) {
   for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<float>(static_cast<std::int32_t>(in[i]) - q.zero_point) * q.scale;
 }
@@ -476,48 +493,36 @@ AveragePoolDivisors average_pool_divisors(const PoolWindow& window, Quantization
   return d;
 }
 
-template <>
-void average_pool_real_nhwc<std::uint8_t>(const float* real, ImageShape is, std::uint8_t* out, ImageShape os,
-                                          const PoolWindow& w, Quantization qy, const AveragePoolDivisors& divisors,
-                                          std::int64_t begin, std::int64_t end) {
+template <typename T>
+void average_pool_real_nhwc(const float* real, ImageShape is, T* out, ImageShape os, const PoolWindow& w, Quantization qy,
+                            const AveragePoolDivisors& divisors, std::int64_t begin, std::int64_t end) {
 #if defined(__x86_64__)
   if (avx512_paths()) return average_pool_avx512(real, is, out, os, w, qy, divisors, begin, end);
 #endif
   (void)divisors;
-  average_pool_u8(real, is, out, os, w, qy, begin, end);
+  average_pool_cloned(real, is, out, os, w, qy, begin, end);
 }
-template <>
-void average_pool_real_nhwc<std::int8_t>(const float* real, ImageShape is, std::int8_t* out, ImageShape os,
-                                         const PoolWindow& w, Quantization qy, const AveragePoolDivisors& divisors,
-                                         std::int64_t begin, std::int64_t end) {
-#if defined(__x86_64__)
-  if (avx512_paths()) return average_pool_avx512(real, is, out, os, w, qy, divisors, begin, end);
-#endif
-  (void)divisors;
-  average_pool_s8(real, is, out, os, w, qy, begin, end);
-}
+template void average_pool_real_nhwc<std::uint8_t>(const float*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&,
+                                                   Quantization, const AveragePoolDivisors&, std::int64_t, std::int64_t);
+template void average_pool_real_nhwc<std::int8_t>(const float*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&,
+                                                  Quantization, const AveragePoolDivisors&, std::int64_t, std::int64_t);
 
-template <>
-void max_pool_nhwc<std::uint8_t>(const std::uint8_t* in, ImageShape is, std::uint8_t* out, ImageShape os, const PoolWindow& w,
-                                 std::int64_t begin, std::int64_t end) {
+template <typename T>
+void max_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, std::int64_t begin,
+                   std::int64_t end) {
 #if defined(__x86_64__)
-  if (avx512_paths()) return max_pool_avx512(in, is, out, os, w, begin, end);
+  if constexpr (!std::is_same_v<T, float>)
+    if (avx512_paths()) return max_pool_avx512(in, is, out, os, w, begin, end);
 #endif
-  max_pool_u8(in, is, out, os, w, begin, end);
+  max_pool_cloned(in, is, out, os, w, begin, end);
 }
-template <>
-void max_pool_nhwc<std::int8_t>(const std::int8_t* in, ImageShape is, std::int8_t* out, ImageShape os, const PoolWindow& w,
-                                std::int64_t begin, std::int64_t end) {
-#if defined(__x86_64__)
-  if (avx512_paths()) return max_pool_avx512(in, is, out, os, w, begin, end);
-#endif
-  max_pool_s8(in, is, out, os, w, begin, end);
-}
-template <>
-void max_pool_nhwc<float>(const float* in, ImageShape is, float* out, ImageShape os, const PoolWindow& w, std::int64_t begin,
-                          std::int64_t end) {
-  max_pool_f32(in, is, out, os, w, begin, end);
-}
+template void max_pool_nhwc<std::uint8_t>(const std::uint8_t*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&,
+                                          std::int64_t, std::int64_t);
+template void max_pool_nhwc<std::int8_t>(const std::int8_t*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&,
+                                         std::int64_t, std::int64_t);
+template void max_pool_nhwc<float>(const float*, ImageShape, float*, ImageShape, const PoolWindow&, std::int64_t,
+                                   std::int64_t);
+
 template <typename T>
 void average_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, Quantization qx,
                        Quantization qy, std::int64_t begin, std::int64_t end) {

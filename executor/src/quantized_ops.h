@@ -7,6 +7,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
+#include <utility>
 
 #include <vector>
 
@@ -39,18 +41,29 @@ void apply_table_rows(const std::uint8_t* in, std::size_t in_stride, std::uint8_
                       std::size_t rows, std::size_t count, const ByteTable& table);
 
 // The pools compute output rows [row_begin, row_end) of n * output.h rows (for threads to split).
+// T: std::uint8_t, std::int8_t or float.
 template <typename T>
 void max_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
                    std::int64_t row_begin, std::int64_t row_end);
 
-template <>
-void max_pool_nhwc<std::uint8_t>(const std::uint8_t*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&, std::int64_t,
-                                 std::int64_t);
-template <>
-void max_pool_nhwc<std::int8_t>(const std::int8_t*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&, std::int64_t,
-                                std::int64_t);
-template <>
-void max_pool_nhwc<float>(const float*, ImageShape, float*, ImageShape, const PoolWindow&, std::int64_t, std::int64_t);
+// The taps of an output pixel's window that fall inside the image, with dilation: kernel rows
+// [kh0, kh1) at input rows h + kh * dilation_h, kernel columns [kw0, kw1) at w + kw * dilation_w.
+struct WindowTaps {
+  std::int64_t h = 0, w = 0, kh0 = 0, kh1 = 0, kw0 = 0, kw1 = 0;
+};
+inline WindowTaps window_taps(const PoolWindow& window, ImageShape input, std::int64_t oh, std::int64_t ow) {
+  const auto taps = [](std::int64_t first, std::int64_t dilation, std::int64_t kernel, std::int64_t size) {
+    // The first kernel index at or after row 0, and the first at or after row `size`.
+    const auto at_least = [&](std::int64_t row) { return row <= first ? 0 : (row - first + dilation - 1) / dilation; };
+    return std::pair{std::min(at_least(0), kernel), std::min(at_least(size), kernel)};
+  };
+  WindowTaps t;
+  t.h = oh * window.stride_h - window.pad_top;
+  t.w = ow * window.stride_w - window.pad_left;
+  std::tie(t.kh0, t.kh1) = taps(t.h, window.dilation_h, window.kernel_h, input.h);
+  std::tie(t.kw0, t.kw1) = taps(t.w, window.dilation_w, window.kernel_w, input.w);
+  return t;
+}
 
 // The part of an output pixel's pooling window inside the image, rows [h0, h1) and columns
 // [w0, w1) (no dilation), and an average pool's divisor for it as onnxruntime computes it.
@@ -92,12 +105,6 @@ void float_average_pool_nhwc(const float* in, ImageShape input, float* out, Imag
                              std::int64_t row_begin, std::int64_t row_end);
 void float_global_average_pool_nhwc(const float* in, ImageShape input, float* out);
 
-template <>
-void average_pool_real_nhwc<std::uint8_t>(const float*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&,
-                                          Quantization, const AveragePoolDivisors&, std::int64_t, std::int64_t);
-template <>
-void average_pool_real_nhwc<std::int8_t>(const float*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&,
-                                         Quantization, const AveragePoolDivisors&, std::int64_t, std::int64_t);
 
 // QLinearGlobalAveragePool (and an AveragePool whose window is the whole image): integer sums, one
 // float multiply by x_scale / (y_scale * H * W), rounded half to even.

@@ -82,10 +82,42 @@ TEST_F(WholeModelCommands, RunTimesTheWholeModelBesideOnnxRuntime) {
   EXPECT_NE(o.out.find("\"onnxruntime_1t_ns\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"onnxruntime_2t_ns\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"op_type\":\"QLinearConv\""), std::string::npos) << o.out;
+  // Without --fusion every operation runs by itself.
+  EXPECT_EQ(o.out.find("\"unfused_ns\""), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("QLinearConv+QLinearAdd"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"fused_steps\":0"), std::string::npos) << o.out;
   const auto text = qtune("run --model m.onnx --only whole");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("whole model (qtune's executor"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("operations other than conv/matmul"), std::string::npos) << text.out;
+  // MobileNetV2's blocks end in a pointwise convolution and an Add: fused, and timed unfused beside.
+  const auto fused = qtune("run --model m.onnx --only whole --fusion");
+  ASSERT_EQ(fused.exit_code, 0) << fused.err;
+  EXPECT_NE(fused.out.find("unfused (without --fusion;"), std::string::npos) << fused.out;
+  EXPECT_NE(fused.out.find("QLinearConv+QLinearAdd"), std::string::npos) << fused.out;
+  const auto fused_json = qtune("run --model m.onnx --only whole --fusion --json");
+  ASSERT_EQ(fused_json.exit_code, 0) << fused_json.err;
+  EXPECT_NE(fused_json.out.find("\"unfused_ns\""), std::string::npos) << fused_json.out;
+  EXPECT_EQ(fused_json.out.find("\"fused_steps\":0"), std::string::npos) << fused_json.out;
+}
+
+TEST_F(WholeModelCommands, InferWithFusionWritesTheSameOutputs) {
+  build("network mobilenet_v2 --form qoperator --image 64", "m.onnx");
+  input("image.npy", "1,3,64,64");
+  const auto fused = qtune("infer --model m.onnx --input input=image.npy --output fused --threads 2 --fusion");
+  ASSERT_EQ(fused.exit_code, 0) << fused.err;
+  EXPECT_EQ(fused.out.find(" 0 of them fused"), std::string::npos) << fused.out;
+  const auto unfused = qtune("infer --model m.onnx --input input=image.npy --output unfused --threads 2");
+  ASSERT_EQ(unfused.exit_code, 0) << unfused.err;
+  EXPECT_NE(unfused.out.find(" 0 of them fused"), std::string::npos) << unfused.out;
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(path("fused"))) {
+    EXPECT_EQ(qtune::cli_testing::slurp(entry.path().string()),
+              qtune::cli_testing::slurp((path("unfused") / entry.path().filename()).string()))
+        << entry.path();
+    ++files;
+  }
+  EXPECT_GT(files, 0);
 }
 
 TEST_F(WholeModelCommands, AnOperationOutsideTheSetIsNamedBeforeAnythingRuns) {

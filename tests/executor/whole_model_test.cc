@@ -3,6 +3,7 @@
 // the edge-case models, at 1 and 2 threads. Every quantized tensor must equal onnxruntime's element
 // for element; float tensors dequantized from equal integers must be equal too, and a float
 // Softmax within 1e-6 relative.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -92,8 +93,10 @@ std::string compare(const Tensor& expected, const Tensor& got, bool float_math) 
          " (onnxruntime)";
 }
 
-// Builds the model, runs it in onnxruntime and in the executor at 1 and 2 threads, compares every output.
-void check_against_onnxruntime(const std::string& build_arguments, const std::string& model_name) {
+// Builds the model, runs it in onnxruntime and in the executor at 1 and 2 threads, compares every
+// output. `fused`: the model has fused blocks (no intermediate is an output), and the executor
+// without fusion gives the same bytes.
+void check_against_onnxruntime(const std::string& build_arguments, const std::string& model_name, bool fused = false) {
   qtune::testing::ScratchDir dir;
   const std::string model = dir.file(model_name + ".onnx");
   build(build_arguments + " " + model);
@@ -103,6 +106,7 @@ void check_against_onnxruntime(const std::string& build_arguments, const std::st
     SCOPED_TRACE(std::to_string(threads) + " thread(s)");
     qtune::executor::ExecutorOptions options;
     options.threads = threads;
+    options.fusion = fused;
     const ModelExecutor executor = ModelExecutor::load(model, runtime, options);
     // The arena holds no more than the largest set of tensors live at one step, but for alignment.
     const auto& arena = executor.arena();
@@ -123,6 +127,17 @@ void check_against_onnxruntime(const std::string& build_arguments, const std::st
     if (::testing::Test::HasFatalFailure()) return;
     const std::vector<Tensor> got = executor.run(inputs);
     ASSERT_EQ(got.size(), executor.outputs().size());
+    if (fused) {
+      const auto blocks = std::count_if(executor.steps().begin(), executor.steps().end(), [](const auto& s) { return s.fused; });
+      EXPECT_GT(blocks, 0) << "no conv+add block was fused";
+      options.fusion = false;
+      const ModelExecutor unfused = ModelExecutor::load(model, runtime, options);
+      EXPECT_TRUE(std::none_of(unfused.steps().begin(), unfused.steps().end(), [](const auto& s) { return s.fused; }));
+      EXPECT_LT(executor.steps().size(), unfused.steps().size());
+      const std::vector<Tensor> reference = unfused.run(inputs);
+      for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_EQ(got[i].bytes, reference[i].bytes) << "output '" << executor.outputs()[i].name << "' fused and unfused";
+    }
     for (std::size_t i = 0; i < got.size(); ++i) {
       const std::string& name = executor.outputs()[i].name;
       const Tensor expected = qtune::executor::read_tensor(out + "/" + qtune::executor::tensor_file_name(name, ".npy"));
@@ -156,6 +171,19 @@ INSTANTIATE_TEST_SUITE_P(Networks, Network,
                                            NetworkCase{"resnet50", "qoperator", 64}, NetworkCase{"resnet50", "qdq", 64},
                                            NetworkCase{"inception_v3", "qoperator", 107}, NetworkCase{"inception_v3", "qdq", 107},
                                            NetworkCase{"mobilenet_v2", "qoperator", 224}, NetworkCase{"resnet50", "qdq", 224}),
+                         [](const auto& info) { return info.param.name(); });
+
+// Without the intermediates as outputs, the residual blocks' last convolutions run fused with
+// their Adds (ExecutorOptions::fusion, `--fusion`).
+class FusedNetwork : public ::testing::TestWithParam<NetworkCase> {};
+
+TEST_P(FusedNetwork, OutputsEqualOnnxRuntimesAndTheUnfusedRun) {
+  const NetworkCase& c = GetParam();
+  check_against_onnxruntime("network " + c.network + " --form " + c.form + " --image " + std::to_string(c.image), c.name(), true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Networks, FusedNetwork,
+                         ::testing::Values(NetworkCase{"mobilenet_v2", "qoperator", 96}, NetworkCase{"resnet50", "qdq", 64}),
                          [](const auto& info) { return info.param.name(); });
 
 class Edge : public ::testing::TestWithParam<std::string> {};

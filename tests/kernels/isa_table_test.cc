@@ -136,24 +136,31 @@ TEST(IsaTable, DefaultTilesExist) {
   }
 }
 
-// The defaults take the first usable row of the table that has the family.
+// The defaults take the first usable row of the table that has the family and whose default
+// floor the shape reaches.
 TEST(IsaTable, DefaultsPreferTheFirstUsableRow) {
-  Isa gemm_isa = Isa::scalar, dw_isa = Isa::scalar;
-  bool dw_found = false;
-  for (const IsaRow& row : detail::isa_table()) {
-    if (!cpu_features().usable(row.isa)) continue;
-    if (gemm_isa == Isa::scalar && row.isa != Isa::scalar) gemm_isa = row.isa;
-    if (!dw_found && row.dwconv != nullptr) {
-      dw_isa = row.isa;
-      dw_found = true;
+  const auto first_row_for = [](const GemmProblem& g) {
+    for (const IsaRow& row : detail::isa_table()) {
+      if (!cpu_features().usable(row.isa) || row.isa == Isa::scalar) continue;
+      if (g.m < row.default_min_m || g.n < row.default_min_n || g.k < row.default_min_k) continue;
+      return row.isa;
     }
-    if (gemm_isa != Isa::scalar && dw_found) break;
+    return Isa::scalar;
+  };
+  Isa dw_isa = Isa::scalar;
+  for (const IsaRow& row : detail::isa_table()) {
+    if (cpu_features().usable(row.isa) && row.dwconv != nullptr) {
+      dw_isa = row.isa;
+      break;
+    }
   }
-  GemmProblem g;
-  g.m = 64;
-  g.n = 64;
-  g.k = 64;
-  EXPECT_EQ(gemm_default_config(g).isa, gemm_isa);
+  for (const std::int64_t size : {1, 64, 96, 128, 512}) {
+    GemmProblem g;
+    g.m = size;
+    g.n = size;
+    g.k = size;
+    EXPECT_EQ(gemm_default_config(g).isa, first_row_for(g)) << size;
+  }
 
   Conv2dProblem d;
   d.in_h = d.in_w = 8;
@@ -193,6 +200,31 @@ TEST(IsaTable, DepthwiseKernelNamesSayWhatTheyAre) {
     EXPECT_NE(k.name.find(tile), std::string::npos) << k.name;
     EXPECT_TRUE(k.name.ends_with(to_string(k.isa))) << k.name;
     EXPECT_EQ(k.name.find("-dot4-") != std::string::npos, k.dot4) << k.name;
+  }
+}
+
+// A row's default floor sends smaller GEMMs to the next usable row, never below it.
+TEST(IsaTable, DefaultFloorsSendSmallShapesToTheNextRow) {
+  for (const IsaRow& row : detail::isa_table()) {
+    if (!cpu_features().usable(row.isa) || row.default_min_k <= 1) continue;
+    GemmProblem small;
+    small.m = std::max<std::int64_t>(row.default_min_m, 64);
+    small.n = std::max<std::int64_t>(row.default_min_n, 64);
+    small.k = row.default_min_k - 1;
+    EXPECT_NE(gemm_default_config(small).isa, row.isa) << to_string(row.isa) << " below its K floor";
+    GemmProblem large = small;
+    large.k = row.default_min_k;
+    large.m = std::max<std::int64_t>(row.default_min_m, 256);
+    large.n = std::max<std::int64_t>(row.default_min_n, 256);
+    const Isa chosen = gemm_default_config(large).isa;
+    bool earlier_usable = false;  // a row before this one may still take it
+    for (const IsaRow& before : detail::isa_table()) {
+      if (before.isa == row.isa) break;
+      earlier_usable = earlier_usable || cpu_features().usable(before.isa);
+    }
+    if (!earlier_usable) {
+      EXPECT_EQ(chosen, row.isa) << to_string(row.isa) << " at its floor";
+    }
   }
 }
 

@@ -80,6 +80,10 @@ struct IsaRow {
   // The tile for matrix-vector layers (M = 1), where every taller tile repeats the one row; {0, 0}:
   // none (the workhorse tiles then compete as for any M).
   GemmTile single_row_tile{0, 0};
+  // The smallest GEMM the set is the default for: smaller ones go to the next usable row, where
+  // the set's fixed cost per output tile outweighs its rate (AMX: tile loads and stores of C and
+  // the requantization from memory per 16 rows, K padded to 64 bytes).
+  std::int64_t default_min_m = 1, default_min_n = 1, default_min_k = 1;
   std::span<const DwDefaultTile> dw_tiles;
 };
 

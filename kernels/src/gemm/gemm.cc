@@ -147,6 +147,7 @@ GemmConfig gemm_default_config(const GemmProblem& problem) {
   // The first usable instruction set of the table, with its tile that pads M and N least.
   for (const detail::IsaRow& row : detail::isa_table()) {
     if (!cpu.usable(row.isa)) continue;
+    if (problem.m < row.default_min_m || problem.n < row.default_min_n || problem.k < row.default_min_k) continue;
     for (detail::GemmTile tile : row.gemm_tiles) {
       if (problem.n <= row.narrow_n) tile = row.narrow_tile;
       if (problem.m == 1 && row.single_row_tile.mr != 0) tile = row.single_row_tile;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct WholeModelOptions {
   bool onnxruntime = false;       // time onnxruntime too (Node.js, onnxruntime-node)
   std::map<std::string, std::vector<std::int64_t>> input_shapes;  // for onnxruntime's dynamic dimensions
   unsigned seed = 1;              // of the random inputs
+  // The same model compiled without fusion, timed in the same rounds (the reference a fused run
+  // is compared with), or null.
+  const executor::ModelExecutor* unfused = nullptr;
 };
 
 // The time of one op type (the ONNX op type of a step, "layout" for the executor's conversions).
@@ -33,6 +37,8 @@ struct OpTypeTime {
 struct WholeModelEvaluation {
   int threads = 1;
   CaseTiming qtune;                 // the executor's whole run
+  std::optional<CaseTiming> unfused;  // WholeModelOptions::unfused's, when given
+  int fused_steps = 0;              // steps that run several operations as one block
   std::vector<OpTypeTime> op_types;  // slowest first
   double other_than_layers_share = 0;  // steps that are not conv/matmul layers, of the summed step times
   std::string onnxruntime_version;

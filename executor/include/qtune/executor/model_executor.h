@@ -53,6 +53,11 @@ struct ExecutorOptions {
   // Extra graph tensors to return from run() after the graph's outputs (their names), for
   // comparing intermediates; they are kept out of the arena's reuse.
   std::vector<std::string> extra_outputs;
+  // Fused blocks (`--fusion`): a pointwise convolution whose output only a quantized Add reads runs
+  // with it in strips of rows (a step "Conv+Add"), bit-exact with the layers one by one. Off by
+  // default: it measured no faster (docs/model-executor.md, "Fused blocks"); the Add costs its
+  // arithmetic, not the round trip of the convolution's output.
+  bool fusion = false;
 };
 
 // One compiled step, for profiles and reports.
@@ -61,6 +66,7 @@ struct StepInfo {
   std::string op_type;  // the ONNX op type, or "layout" for the conversions the executor adds
   std::string kind;     // onnx_import::to_string(GraphOpKind) or "layout"
   std::string selection;  // layers: the runtime's choice ("tuned", "nearest", "default") and its config
+  bool fused = false;     // a block: a layer with the operations after it in one step ("conv+add")
 };
 
 struct ArenaReport {
