@@ -138,6 +138,13 @@ DType bench_out_type(const Args& args) {
   return out_name == "s8" ? DType::s8 : DType::s32;
 }
 
+WeightDistribution bench_weights(const Args& args) {
+  const std::string name = args.value_or("weights", "trained");
+  const auto weights = parse_weight_distribution(name);
+  if (!weights) throw UsageError("--weights must be trained or uniform, got '" + name + "'");
+  return *weights;
+}
+
 // Times the cases, with onnxruntime's rounds between their repetitions where this qtune reads
 // models, and prints them.
 template <class Request>
@@ -163,6 +170,7 @@ int bench_gemm(const Args& args) {
   request.threads = bench_thread_counts(args);
   request.isas = bench_isas(args);
   request.out_type = bench_out_type(args);
+  request.weights = bench_weights(args);
   request.configs = configs_from(args);
   std::vector<BenchCase> cases;
   try {
@@ -180,6 +188,7 @@ int bench_conv2d(const Args& args) {
   request.threads = bench_thread_counts(args);
   request.isas = bench_isas(args);
   request.out_type = bench_out_type(args);
+  request.weights = bench_weights(args);
   return time_and_print(bench::conv2d_bench_cases(request), request, args, label + ": ");
 }
 
@@ -210,6 +219,9 @@ QTUNE_COMMAND(
             {"config", true, "KEY[,KEY...]  GEMM: time exactly these configurations (e.g. tuned ones) instead of every tile"},
             {"isa", true, "LIST  instruction sets to measure (default: every usable vector ISA; add scalar explicitly)"},
             {"out", true, "TYPE  s8 (default: requantized with one fp32 scale, the peers' math) or s32"},
+            {"weights", true, "trained|uniform  qtune's weights: trained (default), per channel mostly small with the "
+                              "largest at 127, as quantized trained networks have them; uniform, every int8 value "
+                              "equally likely (the speed of avx2ubsw and avx512ubsw depends on it)"},
             {"json", false, "one JSON object per line instead of the table"},
             {"min-time", true, "S  minimum seconds per repetition (default 0.1)"},
             {"repetitions", true, "N  timed repetitions, interleaved at random with the other cases' (default 5); the median is reported"},

@@ -437,7 +437,7 @@ int run_network(const qtune::cli::Args& args) {
   const bool json = args.flag("json");
   const qtune::CacheState cache = qtune::cli::cache_from_args(args);
   const std::string weights_name = args.value_or("weights", "trained");
-  const auto weights = qtune::evaluation::parse_weight_distribution(weights_name);
+  const auto weights = qtune::parse_weight_distribution(weights_name);
   if (!weights) throw qtune::cli::UsageError("option --weights: expected trained or uniform, got '" + weights_name + "'");
   if (model_path && args.value("weights"))
     throw qtune::cli::UsageError("--weights does not apply to --model: a model's layers run on its own weights");
@@ -536,7 +536,7 @@ int run_network(const qtune::cli::Args& args) {
   if (!json) {
     print_header(network, rt, source, repetitions, cache,
                  model_path ? "the model's own"
-                            : std::string(qtune::evaluation::to_string(*weights)) + " (--weights), activations uniform");
+                            : std::string(qtune::to_string(*weights)) + " (--weights), activations uniform");
   }
   const auto run = qtune::evaluation::evaluate_network(network, model_values, rt, options);
 

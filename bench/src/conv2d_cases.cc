@@ -38,12 +38,13 @@ Conv2dProblem conv2d_bench_problem(const Workload& w, DType out_type) {
   return p;
 }
 
-ConvOperands::ConvOperands(const Conv2dProblem& p) {
+ConvOperands::ConvOperands(const Conv2dProblem& p, WeightDistribution distribution) {
   std::mt19937 rng(1);
   input.resize(static_cast<std::size_t>(p.batch * p.in_h * p.in_w * p.in_c));
   for (auto& v : input) v = static_cast<std::uint8_t>(rng());
-  weights.resize(static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c));
-  for (auto& v : weights) v = static_cast<std::int8_t>(rng() % 255 - 127);
+  std::mt19937_64 weight_rng(2);
+  weights = draw_weights(distribution, static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c),
+                         static_cast<std::size_t>(p.out_c), weight_rng);
   bias.resize(static_cast<std::size_t>(p.out_c));
   for (auto& v : bias) v = static_cast<std::int32_t>(rng() % 2001) - 1000;
   output.resize(static_cast<std::size_t>(p.batch * p.out_h() * p.out_w() * p.out_c) * (p.out_type == DType::s32 ? 4 : 1));
@@ -68,18 +69,18 @@ BenchCase conv2d_shape_case(const Conv2dProblem& p, const std::string& impl, int
 
 namespace {
 
-BenchCase qtune_case(const Conv2dProblem& p, const Conv2dConfig& c) {
+BenchCase qtune_case(const Conv2dProblem& p, const Conv2dConfig& c, WeightDistribution weights) {
   BenchCase bc = conv2d_shape_case(p, "qtune", c.gemm.threads);
   bc.variant = from_conv2d_config(c).key();
   bc.isa = std::string(to_string(c.gemm.isa));
   // The knob space has no requantization knob for depthwise (its key omits it); the kernels do.
   if (c.algo == ConvAlgo::depthwise && p.out_type != DType::s32) bc.variant += c.gemm.fuse_requant ? ";fuse=1" : ";fuse=0";
-  bc.prepare = [p, c]() -> std::function<void()> {
+  bc.prepare = [p, c, weights]() -> std::function<void()> {
     struct State {
       ConvOperands operands;
       std::unique_ptr<Conv2dOp> op;
     };
-    auto st = std::make_shared<State>(State{ConvOperands(p), nullptr});
+    auto st = std::make_shared<State>(State{ConvOperands(p, weights), nullptr});
     st->op = std::make_unique<Conv2dOp>(Conv2dOp::prepare(p, c, st->operands.weights.data(), st->operands.bias.data()));
     return [st] { st->op->run(st->operands.input.data(), st->operands.output.data()); };
   };
@@ -87,19 +88,19 @@ BenchCase qtune_case(const Conv2dProblem& p, const Conv2dConfig& c) {
 }
 
 #if defined(QTUNE_HAVE_ONEDNN)
-BenchCase onednn_case(const Conv2dProblem& p, int threads) {
+BenchCase onednn_case(const Conv2dProblem& p, WeightDistribution weights, int threads) {
   BenchCase bc = conv2d_shape_case(p, "onednn", threads);
   {
     // The implementation name is only known once the primitive exists.
-    const ConvOperands o(p);
+    const ConvOperands o(p, weights);
     bc.variant = libraries::OnednnConv(p, o.weights.data(), o.bias.data(), threads).implementation();
   }
-  bc.prepare = [p, threads]() -> std::function<void()> {
+  bc.prepare = [p, weights, threads]() -> std::function<void()> {
     struct State {
       ConvOperands operands;
       std::unique_ptr<libraries::OnednnConv> conv;
     };
-    auto st = std::make_shared<State>(State{ConvOperands(p), nullptr});
+    auto st = std::make_shared<State>(State{ConvOperands(p, weights), nullptr});
     st->conv = std::make_unique<libraries::OnednnConv>(p, st->operands.weights.data(), st->operands.bias.data(), threads);
     st->conv->run(st->operands.input.data(), st->operands.output.data());  // JIT warm-up
     return [st] { st->conv->run(st->operands.input.data(), st->operands.output.data()); };
@@ -164,11 +165,11 @@ std::vector<BenchCase> conv2d_bench_cases(const Conv2dBenchRequest& request) {
   const Conv2dProblem problem = conv2d_bench_problem(request.workload, request.out_type);
   std::vector<BenchCase> cases = peak_cases(request.isas);
   for (int t : request.threads) {
-    for (const Conv2dConfig& c : variants(request.workload, problem, request.isas, t)) cases.push_back(qtune_case(problem, c));
+    for (const Conv2dConfig& c : variants(request.workload, problem, request.isas, t)) cases.push_back(qtune_case(problem, c, request.weights));
 #if defined(QTUNE_HAVE_ONEDNN)
     if (const std::string why = libraries::onednn_conv_unsupported(problem); why.empty()) {
       try {
-        cases.push_back(onednn_case(problem, t));
+        cases.push_back(onednn_case(problem, request.weights, t));
       } catch (const std::exception& e) {
         std::cerr << "qtune bench: oneDNN peer unavailable: " << e.what() << "\n";
       }

@@ -79,11 +79,11 @@ BenchCase gemm_shape_case(const GemmShape& s, const std::string& impl, int threa
 
 namespace {
 
-BenchCase qtune_case(const GemmShape& s, const GemmProblem& p, const GemmConfig& c) {
+BenchCase qtune_case(const GemmShape& s, const GemmProblem& p, const GemmConfig& c, WeightDistribution weights) {
   BenchCase bc = gemm_shape_case(s, "qtune", c.threads);
   bc.variant = from_gemm_config(c).key();
   bc.isa = std::string(to_string(c.isa));
-  bc.prepare = [s, p, c]() -> std::function<void()> {
+  bc.prepare = [s, p, c, weights]() -> std::function<void()> {
     struct State {
       std::vector<std::uint8_t> a, c;
       std::unique_ptr<GemmOp> op;
@@ -92,8 +92,9 @@ BenchCase qtune_case(const GemmShape& s, const GemmProblem& p, const GemmConfig&
     std::mt19937 rng(1);
     st->a.resize(static_cast<std::size_t>(s.m * s.k));
     for (auto& v : st->a) v = static_cast<std::uint8_t>(rng());
-    std::vector<std::int8_t> b(static_cast<std::size_t>(s.k * s.n));
-    for (auto& v : b) v = static_cast<std::int8_t>(rng());
+    std::mt19937_64 weight_rng(2);
+    const std::vector<std::int8_t> b =
+        draw_weights(weights, static_cast<std::size_t>(s.k * s.n), static_cast<std::size_t>(s.n), weight_rng);
     std::vector<std::int32_t> bias(static_cast<std::size_t>(s.n), 100);
     st->c.resize(static_cast<std::size_t>(s.m * s.n) * (p.out_type == DType::s32 ? 4 : 1));
     st->op = std::make_unique<GemmOp>(GemmOp::prepare(p, c, b.data(), static_cast<std::size_t>(s.n), bias.data()));
@@ -147,7 +148,7 @@ std::vector<BenchCase> gemm_bench_cases(const GemmBenchRequest& request) {
         c.threads = t;
         const std::string why = gemm_check_config(problem, c);
         if (!why.empty()) throw std::invalid_argument("configuration " + from_gemm_config(c).key() + ": " + why);
-        cases.push_back(qtune_case(s, problem, c));
+        cases.push_back(qtune_case(s, problem, c, request.weights));
       }
       const auto microkernels =
           request.configs.empty() ? gemm_microkernels() : std::span<const GemmMicrokernelInfo>{};
@@ -157,7 +158,7 @@ std::vector<BenchCase> gemm_bench_cases(const GemmBenchRequest& request) {
           for (bool fuse : {true, false}) {
             if (request.out_type == DType::s32 && !fuse) continue;  // nothing to fuse
             const GemmConfig c = variant_config(base, uk, pack_a, fuse, t);
-            if (gemm_check_config(problem, c).empty()) cases.push_back(qtune_case(s, problem, c));
+            if (gemm_check_config(problem, c).empty()) cases.push_back(qtune_case(s, problem, c, request.weights));
           }
         }
       }

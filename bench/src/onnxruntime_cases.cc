@@ -79,7 +79,7 @@ std::vector<OnnxRuntimeBenchLayer> onnxruntime_layers(const GemmBenchRequest& re
 
 std::vector<OnnxRuntimeBenchLayer> onnxruntime_layers(const Conv2dBenchRequest& request) {
   const Conv2dProblem problem = conv2d_bench_problem(request.workload, request.out_type);
-  const ConvOperands operands(problem);
+  const ConvOperands operands(problem, request.weights);
   return {{onnx_import::conv2d_layer_model(problem, operands.weights, operands.bias), conv2d_shape_case(problem, "", 1)}};
 }
 

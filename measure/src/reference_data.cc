@@ -1,5 +1,7 @@
 #include "reference_data.h"
 
+#include "qtune/measure/drawn_weights.h"
+
 #include <list>
 #include <mutex>
 #include <random>
@@ -20,14 +22,17 @@ void fill_bytes(std::vector<std::uint8_t>& out, std::size_t count, std::mt19937_
 std::shared_ptr<ReferenceData> build(const Workload& w, std::uint64_t seed) {
   auto d = std::make_shared<ReferenceData>();
   std::mt19937_64 rng(seed ^ 0xD1B54A32D192ED03ull);
-  std::vector<std::uint8_t> weight_bytes;
+  // Weights as a trained network's (drawn_weights.h): the candidates are timed on what they will
+  // multiply, and the speed of the families that clip weight pairs depends on it. The tests'
+  // sweeps check every variant over uniform draws.
+  std::vector<std::int8_t> weights;
   std::uniform_int_distribution<std::int32_t> bias_value(-20000, 20000);
   const std::size_t out_size = w.quant.out_type == DType::s32 ? 4 : 1;
   if (w.op == OpKind::gemm) {
     d->gemm = w.gemm_problem(seed);
     const auto m = static_cast<std::size_t>(w.m), n = static_cast<std::size_t>(w.n), k = static_cast<std::size_t>(w.k);
     fill_bytes(d->input, m * k, rng);
-    fill_bytes(weight_bytes, k * n, rng);
+    weights = draw_weights(WeightDistribution::trained, k * n, n, rng);
     d->bias.resize(n);
     d->output_elements = m * n;
     d->output_columns = n;
@@ -35,12 +40,14 @@ std::shared_ptr<ReferenceData> build(const Workload& w, std::uint64_t seed) {
     d->conv = w.conv2d_problem(seed);
     const Conv2dProblem& p = d->conv;
     fill_bytes(d->input, static_cast<std::size_t>(p.batch * p.in_h * p.in_w * p.in_c), rng);
-    fill_bytes(weight_bytes, static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c), rng);
+    weights = draw_weights(WeightDistribution::trained,
+                           static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups) * p.out_c),
+                           static_cast<std::size_t>(p.out_c), rng);
     d->bias.resize(static_cast<std::size_t>(p.out_c));
     d->output_elements = static_cast<std::size_t>(p.batch * p.out_h() * p.out_w() * p.out_c);
     d->output_columns = static_cast<std::size_t>(p.out_c);
   }
-  d->weights.assign(weight_bytes.begin(), weight_bytes.end());
+  d->weights = std::move(weights);
   for (auto& b : d->bias) b = bias_value(rng);
   d->expected.assign(d->output_elements * out_size, 0);
   if (w.op == OpKind::gemm) {

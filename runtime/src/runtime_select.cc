@@ -2,7 +2,9 @@
 // heuristic default; configurations this CPU cannot run (a foreign instruction set, a library this
 // build or CPU lacks) are skipped with a warning once per cause.
 #include <algorithm>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "config_adaptation.h"
@@ -246,6 +248,36 @@ Choice<typename Traits::KernelConfig> choose(const Runtime::State& state, const 
   return choice;
 }
 
+// A configuration of a family that clips weight pairs (isa_clips_weight_pairs) chosen for weights
+// unlike a trained network's (kMaxClippedWeightPairShare), where it runs slower than the tuning
+// measured: the layer runs its untuned default instead, says why, and the warning names the first
+// such layer.
+template <typename Traits>
+void keep_clipping_affordable(const Runtime::State& state, const typename Traits::Problem& problem, int threads,
+                              double clipped_share, Choice<typename Traits::KernelConfig>& choice) {
+  if (choice.library || !isa_clips_weight_pairs(Traits::isa(choice.config))) return;
+  if (clipped_share <= kMaxClippedWeightPairShare) return;
+  Selection& sel = choice.selection;
+  const std::string isa(to_string(Traits::isa(choice.config)));
+  const auto percent = [](double share) {
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(1) << share * 100.0 << "%";
+    return out.str();
+  };
+  const std::string why = "the weights clip " + percent(clipped_share) + " of their pairs, past the " +
+                          percent(kMaxClippedWeightPairShare) + " of any trained network's that " + isa +
+                          " is tuned for";
+  state.warn_once("clipping:" + isa, "configurations using isa " + isa + " are not run where " + why +
+                                         "; those layers run their default (first: " + sel.workload_key + ")");
+  // The untuned default as the tuner knows it (a configuration of the search space, as the tuned
+  // one was: what `qtune run` records of the layer stays within the space's values).
+  choice.config = Traits::from(default_config(workload_of(problem, threads), cpu_features()));
+  sel.source = ConfigSource::heuristic;
+  sel.config_key = Traits::key(choice.config);
+  sel.reason = (sel.reason.empty() ? "" : sel.reason + "; ") + "configuration of isa " + isa + " not run: " + why +
+               "; untuned default";
+}
+
 }  // namespace
 
 Selection Runtime::select_gemm(const GemmProblem& problem, int threads, LibraryUse libraries) const {
@@ -270,6 +302,12 @@ PreparedGemm Runtime::prepare_gemm(const GemmProblem& problem, const std::int8_t
     throw std::invalid_argument("gemm prepare: ldb " + std::to_string(ldb) + " is smaller than N " +
                                 std::to_string(problem.n));
   auto choice = choose<GemmTraits>(*state_, problem, threads, libraries);
+  if (isa_clips_weight_pairs(choice.config.isa)) {
+    keep_clipping_affordable<GemmTraits>(*state_, problem, threads,
+                                         clipped_weight_pair_share(b, static_cast<std::size_t>(problem.k),
+                                                                   static_cast<std::size_t>(problem.n), ldb),
+                                         choice);
+  }
   if (choice.library) {
     std::shared_ptr<const libraries::LibraryGemm> op =
         libraries::prepare_library_gemm(choice.library->library, problem, b, ldb, bias, choice.library->threads);
@@ -288,6 +326,13 @@ PreparedConv2d Runtime::prepare_conv2d(const Conv2dProblem& problem, const std::
     throw std::invalid_argument(problem.has_bias ? "conv2d prepare: the problem has a bias but bias is null"
                                                  : "conv2d prepare: bias given for a problem without bias");
   auto choice = choose<Conv2dTraits>(*state_, problem, threads, libraries);
+  if (isa_clips_weight_pairs(choice.config.gemm.isa)) {
+    // HWIO weights are the convolution's GEMM B: K = KH x KW x C/groups rows of out_c columns.
+    const auto k = static_cast<std::size_t>(problem.kernel_h * problem.kernel_w * (problem.in_c / problem.groups));
+    const auto n = static_cast<std::size_t>(problem.out_c);
+    keep_clipping_affordable<Conv2dTraits>(*state_, problem, threads, clipped_weight_pair_share(weights, k, n, n),
+                                           choice);
+  }
   if (choice.library) {
     std::shared_ptr<const libraries::LibraryConv2d> op =
         libraries::prepare_library_conv2d(choice.library->library, problem, weights, bias, choice.library->threads);

@@ -28,6 +28,14 @@ void requantize_rows_avx512bw(int unroll, const RequantConstants& plan, DType ou
                               std::size_t rows, std::size_t cols, std::size_t acc_stride, void* out,
                               std::size_t out_stride);
 #endif
+#if defined(QTUNE_HAVE_AVX512UBSW)
+std::span<const GemmUkernel> gemm_ukernels_avx512ubsw();  // x86/avx512ubsw/
+GemmDotPeak gemm_dot_peak_avx512ubsw();
+#endif
+#if defined(QTUNE_HAVE_AVX2UBSW)
+std::span<const GemmUkernel> gemm_ukernels_avx2ubsw();  // x86/avx2ubsw/
+GemmDotPeak gemm_dot_peak_avx2ubsw();
+#endif
 #if defined(QTUNE_HAVE_AVXVNNI)
 std::span<const GemmUkernel> gemm_ukernels_avxvnni();  // x86/avxvnni/
 GemmDotPeak gemm_dot_peak_avxvnni();
@@ -172,6 +180,25 @@ std::vector<IsaRow> rows() {
     row.dw_tiles = kAvx512BwDwTiles;
   }
 #endif
+#if defined(QTUNE_HAVE_AVX512UBSW) && defined(QTUNE_HAVE_AVX512BW) && defined(QTUNE_HAVE_AVX2)
+  {
+    // After the widening family it complements: exact through clipped weight pairs, its speed
+    // depends on the weights (few clipped pairs in trained networks, a quarter of all pairs in
+    // uniform draws), which no default can see; the tuner measures it on the layer's weights. GEMM
+    // only; depthwise layers run AVX-512 BW's kernels.
+    IsaRow& row = out.emplace_back(Isa::avx512ubsw);
+    row.gemm = gemm_ukernels_avx512ubsw;
+    row.float_forms = FloatForms::directed_rounding;
+    row.dot_peak = gemm_dot_peak_avx512ubsw;
+    row.pack_a_panel = pack_a_panel_avx2;
+    row.separate_requantize = requantize_rows_avx512bw;
+    row.separate_requantize_unroll = 2;
+    row.gemm_tiles = kAvx512Tiles;
+    row.narrow_n = 16;
+    row.narrow_tile = {8, 16};
+    row.single_row_tile = {1, 64};
+  }
+#endif
 #if defined(QTUNE_HAVE_AVX2)
   {
     IsaRow& row = out.emplace_back(Isa::avx2);
@@ -185,6 +212,19 @@ std::vector<IsaRow> rows() {
     row.separate_requantize_unroll = 2;
     row.gemm_tiles = kYmmTiles;
     row.dw_tiles = kAvx2DwTiles;
+  }
+#endif
+#if defined(QTUNE_HAVE_AVX2UBSW) && defined(QTUNE_HAVE_AVX2)
+  {
+    // After AVX2 for the reason given at avx512ubsw.
+    IsaRow& row = out.emplace_back(Isa::avx2ubsw);
+    row.gemm = gemm_ukernels_avx2ubsw;
+    row.float_forms = FloatForms::round_to_nearest;
+    row.dot_peak = gemm_dot_peak_avx2ubsw;
+    row.pack_a_panel = pack_a_panel_avx2;
+    row.separate_requantize = requantize_rows_avx2;
+    row.separate_requantize_unroll = 2;
+    row.gemm_tiles = kYmmTiles;
   }
 #endif
 #if defined(QTUNE_HAVE_I8MM)

@@ -38,11 +38,13 @@
 #include <new>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
 #include "gemm/gemm_pack.h"
 #include "gemm/gemm_task_plan.h"
+#include "gemm/pair_clipping.h"
 #include "gemm/row_term_scaling.h"
 #include "dispatch/isa_table.h"
 #include "platform/strided_rows.h"
@@ -75,6 +77,7 @@ struct Scratch {
   // Segmented A with live segments: each M panel's span of them, and its rows at the span's start.
   std::vector<GemmASource::SegmentRange> panel_spans;
   std::vector<const std::uint8_t*> live_rows;
+  std::vector<std::int32_t> corrections;  // clipped weight pairs: one call's (GemmUkernelArgs)
 };
 
 Scratch& thread_scratch() {
@@ -163,6 +166,7 @@ struct GemmEngine::State {
   std::size_t mc = 0, nc = 0, tasks_m = 0, tasks_n = 0;
   std::size_t panel_bytes = 0, packed_bytes = 0;
   std::unique_ptr<std::uint8_t, AlignedFree> packed_b;
+  PairClipping clipping;  // what a family that clips weight pairs (GemmUkernel::clips_pairs) removed
   bool zb_nonzero = false;
   // One weight zero point for every column (per-tensor weights): the row terms handed to the
   // microkernels are then already multiplied by it (GemmUkernelArgs::zb_uniform).
@@ -191,6 +195,8 @@ struct GemmEngine::State {
   const std::uint8_t* const* rows_in_place_at(const Task& t, const KBlock& b, std::size_t offset, Scratch& s) const;
   const std::uint8_t* pack_a_block(const Task& t, const KBlock& b, std::size_t k0, Scratch& s) const;
   void run_tiles(const Task& t, const KBlock& b, Scratch& s) const;
+  const std::int32_t* clipped_products(const Task& t, const KBlock& b, std::span<const ClippedWeight> clipped,
+                                       std::size_t mp, std::size_t panels, Scratch& s) const;
   void requantize_task_block(const Task& t, std::uint8_t* c, std::size_t ldc, const Scratch& s) const;
 
   void gather_rows(const GemmASource& a, std::size_t m0, std::size_t row_count, std::size_t k0,
@@ -317,6 +323,7 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
   s.packed_b.reset(static_cast<std::uint8_t*>(std::aligned_alloc(64, s.packed_bytes)));
   if (!s.packed_b) throw std::bad_alloc();
   pack_b(*s.uk, problem, b, ldb, bias, s.packed_b.get());
+  if (s.uk->clips_pairs) s.clipping = PairClipping(*s.uk, s.packed_b.get(), s.k, s.n);
   if (s.fold_centred_origin) {
     // The accumulators start from the column terms: less X0, they end at acc - X0.
     for (std::size_t col = 0; col < s.n; ++col) {
@@ -675,6 +682,15 @@ void GemmEngine::State::run_tiles(const Task& t, const KBlock& b, Scratch& s) co
       args.a_segments = k_blocks;
       args.a_segment_stride = t.a.segment_stride;
     }
+    // Clipped weight pairs of this panel within the block (all of K where the kernel walks the
+    // segments): the excess panel at the block, or the excesses one by one.
+    const std::size_t b_panel = t.n0 / nr + np;
+    const std::int8_t* excess_block =
+        clipping.dense() ? clipping.excess_panel(b_panel) + b.g0 * nr_stride * kr : nullptr;
+    const std::span<const ClippedWeight> clipped =
+        clipping.dense() ? std::span<const ClippedWeight>{} : clipping.in_panel(b_panel, b.g0 * kr, (b.g0 + b.groups) * kr);
+    args.b_excess = excess_block;
+    args.corrections_stride = nr_stride;
     std::size_t summed_panels = 0;  // (np == 0) panels whose row terms are made
     for (std::size_t mp = 0; mp < t.m_panels; mp += args.panels) {
       args.panels = panels_in_call(t, mp);
@@ -694,14 +710,57 @@ void GemmEngine::State::run_tiles(const Task& t, const KBlock& b, Scratch& s) co
         args.a_segments = span.end - span.first;
         args.k_groups = args.a_segments * kc_groups;
         args.b_packed = b_block + span.first * kc_groups * nr_stride * kr * b_elem;
+        if (excess_block != nullptr) args.b_excess = excess_block + span.first * kc_groups * nr_stride * kr;
       }
       args.partial = t.partial != nullptr ? t.partial + mp * mr * t.partial_stride + np * nr_stride : nullptr;
       args.row_terms = t.row_terms != nullptr ? t.row_terms + mp * mr : nullptr;
+      args.corrections = clipped.empty() ? nullptr : clipped_products(t, b, clipped, mp, args.panels, s);
       args.c = t.out + (mp * mr * t.out_ld + np * nr) * t.out_elem;
       args.ldc = t.out_ld;
       t.kernel(args);
     }
   }
+}
+
+// Clipped weight pairs (gemm/pair_clipping.h): the products the clipped weights of one B panel
+// leave out of K block b, for the `panels` M panels from mp, each excess times the activation byte
+// the microkernel multiplies it with (A' = A ^ flip, u8), into the call's corrections (rows x
+// nr_stride). The byte is read where the microkernel reads it: the packed panel, the rows at the
+// block, or (segments walked in the kernel) the task's rows at segment k / segment_bytes; a dead
+// segment's bytes read as 0 there, as in the kernel.
+const std::int32_t* GemmEngine::State::clipped_products(const Task& t, const KBlock& b,
+                                                         std::span<const ClippedWeight> clipped, std::size_t mp,
+                                                         std::size_t panels, Scratch& s) const {
+  const std::size_t rows = panels * mr, k0 = b.g0 * kr;
+  s.corrections.assign(rows * nr_stride, 0);
+  const std::size_t segment_bytes = kc_groups * kr;
+  for (const ClippedWeight& w : clipped) {
+    std::int32_t* column = s.corrections.data() + w.column;
+    const std::int32_t excess = w.excess;
+    const std::size_t kk = w.k - k0;
+    switch (t.plan->a_panels) {
+      case GemmTaskPlan::APanels::packed: {
+        const std::uint8_t* a = b.a_packed + mp * b.a_panel_bytes + (kk / kr * mr) * kr + kk % kr;
+        for (std::size_t p = 0; p < panels; ++p, a += b.a_panel_bytes) {
+          for (std::size_t i = 0; i < mr; ++i) column[(p * mr + i) * nr_stride] += a[i * kr] * excess;
+        }
+        break;
+      }
+      case GemmTaskPlan::APanels::segments_in_kernel: {
+        const std::size_t offset = w.k / segment_bytes * t.a.segment_stride + w.k % segment_bytes;
+        const std::uint8_t* const* a_rows = s.rows.data() + mp * mr;
+        for (std::size_t r = 0; r < rows; ++r) column[r * nr_stride] += (a_rows[r][offset] ^ flip) * excess;
+        break;
+      }
+      case GemmTaskPlan::APanels::rows_in_place:
+      case GemmTaskPlan::APanels::segments_in_place: {
+        const std::uint8_t* const* a_rows = b.a_rows + mp * mr;
+        for (std::size_t r = 0; r < rows; ++r) column[r * nr_stride] += (a_rows[r][kk] ^ flip) * excess;
+        break;
+      }
+    }
+  }
+  return s.corrections.data();
 }
 
 // Separate requantization: the task's int32 block into C's u8/s8.

@@ -132,6 +132,17 @@ struct GemmUkernelArgs {
   // plan, the epilogue's constants) is a visible share of a tile's work (docs/measurements.md,
   // "GEMM microkernels").
   std::size_t panels = 1;
+
+  // Families that clip weight pairs (GemmUkernel::clips_pairs): what the clipped weights leave out
+  // of this K block's dot products (gemm/pair_clipping.h), `rows` x nr_stride int32 at row stride
+  // corrections_stride (panel p of a call at corrections + p*mr*corrections_stride), added to the
+  // accumulators before the block's products; null where the block has none.
+  const std::int32_t* corrections = nullptr;
+  std::size_t corrections_stride = 0;
+  // Or, where the weights clip many pairs, the excesses as a panel of their own in the B panel's
+  // weight layout at this block's first group ([k_groups][nr_stride][kr] int8, at most one of each
+  // pair nonzero), multiplied in a second walk over A; null where the block has none.
+  const void* b_excess = nullptr;
 };
 
 using GemmUkernelFn = void (*)(const GemmUkernelArgs& args);
@@ -155,6 +166,7 @@ __attribute__((always_inline)) inline void for_each_m_panel(const GemmUkernelArg
       args.a_rows += mr;
     }
     if (args.row_terms != nullptr) args.row_terms += mr;
+    if (args.corrections != nullptr) args.corrections += mr * args.corrections_stride;
     const std::size_t out_bytes = args.output == UkernelOutput::s32 ? sizeof(std::int32_t) : 1;
     args.c = static_cast<std::uint8_t*>(args.c) + mr * args.ldc * out_bytes;
   }
@@ -181,6 +193,10 @@ struct GemmUkernel {
   // sums each row's bytes itself, as it goes (GemmUkernelArgs::row_terms ignored), or null: the
   // driver then sums the rows in a pass of their own before the tiles.
   GemmUkernelFn fn_row_sums = nullptr;
+  // The family multiplies bytes with saturating pair sums (vpmaddubsw): its B panels hold the
+  // weights with every pair that could saturate clipped, and the driver gives each call what was
+  // clipped away (GemmUkernelArgs::corrections or b_excess; gemm/pair_clipping.h).
+  bool clips_pairs = false;
 };
 
 // Bytes of one packed B panel (col_term + col_zb + weights), rounded up to 64 for alignment.

@@ -112,6 +112,11 @@ struct GemmTileKernel {
   // (GemmUkernel::folds_centred_origin).
   static constexpr bool kFoldedOrigin = folds_centred_origin_v<T>;
 
+  // Families whose dot product saturates pair sums (vpmaddubsw) say kClipsPairs: their B panels
+  // hold clipped weights and each call may bring what was clipped away (GemmUkernelArgs::corrections
+  // or b_excess).
+  static constexpr bool kClipsPairs = requires { requires T::kClipsPairs; };
+
   // Families whose accumulators live in registers of their own (AMX tiles) provide
   // accumulate_tiles<MR, NR>(args, c, load_c): the K block into c (MR x kNrStride int32), starting
   // from the sums in c when load_c. The epilogue then runs on vectors loaded from c.
@@ -145,10 +150,14 @@ struct GemmTileKernel {
       if (!args.last) return;
     } else {
       init(t, args);
-      if (args.a_packed != nullptr) {
-        accumulate_packed(t, args);
-      } else if constexpr (T::kInPlace) {
-        accumulate_in_place(t, args);
+      accumulate(t, args);
+      if constexpr (kClipsPairs) {
+        if (args.b_excess != nullptr) {
+          // The clipped weights' excesses, a panel of their own: the same walk over A again.
+          GemmUkernelArgs excess = args;
+          excess.b_packed = args.b_excess;
+          accumulate(t, excess);
+        }
       }
       if (!args.last) {
         store_partial(t, args);
@@ -157,6 +166,14 @@ struct GemmTileKernel {
     }
     add_zero_point_terms(t, args, args.row_terms);
     write_output(t, args);
+  }
+
+  __attribute__((always_inline)) static inline void accumulate(Tile& t, const GemmUkernelArgs& args) {
+    if (args.a_packed != nullptr) {
+      accumulate_packed(t, args);
+    } else if constexpr (T::kInPlace) {
+      accumulate_in_place(t, args);
+    }
   }
 
   static void run_tile_accumulators(Tile& t, const GemmUkernelArgs& args) {
@@ -192,13 +209,26 @@ struct GemmTileKernel {
       QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
         QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) t.acc[i][v] = col[v];
       }
-      return;
+    } else {
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
+        QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+          t.acc[i][v] = static_cast<std::size_t>(i) >= args.rows
+                            ? T::zero()
+                            : T::load(args.partial + i * args.partial_stride + v * T::kLanes);
+        }
+      }
     }
+    if constexpr (kClipsPairs) {
+      if (args.corrections != nullptr) add_corrections(t, args);
+    }
+  }
+
+  // Clipped weight pairs (GemmUkernel::clips_pairs): the products they leave out, which the driver
+  // worked out for the block (rows past `rows` hold whatever; their sums are never stored).
+  __attribute__((always_inline)) static inline void add_corrections(Tile& t, const GemmUkernelArgs& args) {
     QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
-        t.acc[i][v] = static_cast<std::size_t>(i) >= args.rows
-                          ? T::zero()
-                          : T::load(args.partial + i * args.partial_stride + v * T::kLanes);
+        t.acc[i][v] = T::add(t.acc[i][v], T::load(args.corrections + i * args.corrections_stride + v * T::kLanes));
       }
     }
   }
@@ -579,7 +609,7 @@ constexpr GemmUkernel make_gemm_ukernel(const char* name) {
     if constexpr (kRegistersForRowSums <= T::kRegisters) row_sums = &GemmTileKernel<T, MR, NR, AWalk::row_sums>::run;
   }
   return GemmUkernel{T::kIsa,  MR,       NR,   T::kKr,   K::kNrStride,      T::kAFormat, T::kBFormat,
-                     T::kInPlace, &K::run, name, segments, K::kFoldedOrigin, row_sums};
+                     T::kInPlace, &K::run, name, segments, K::kFoldedOrigin, row_sums, K::kClipsPairs};
 }
 
 }  // namespace qtune::detail

@@ -228,7 +228,9 @@ bool CpuFeatures::usable(Isa isa) const {
   switch (isa) {
     case Isa::scalar: return true;
     case Isa::avx2: return avx2;
-    case Isa::avx512bw: return avx2 && avx512f && avx512bw && avx512vl;
+    case Isa::avx512bw:
+    case Isa::avx512ubsw: return avx2 && avx512f && avx512bw && avx512vl;
+    case Isa::avx2ubsw: return avx2;
     case Isa::avxvnni: return avx2 && avxvnni;
     case Isa::avx512vnni: return avx512f && avx512bw && avx512vl && avx512vnni;
     // Or over the portable model of the tile instructions (tests), whose kernels' epilogue is AVX-512.

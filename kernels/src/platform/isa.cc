@@ -7,6 +7,8 @@ std::string_view to_string(Isa isa) {
     case Isa::scalar: return "scalar";
     case Isa::avx2: return "avx2";
     case Isa::avx512bw: return "avx512bw";
+    case Isa::avx512ubsw: return "avx512ubsw";
+    case Isa::avx2ubsw: return "avx2ubsw";
     case Isa::avxvnni: return "avxvnni";
     case Isa::avx512vnni: return "avx512vnni";
     case Isa::amx: return "amx";

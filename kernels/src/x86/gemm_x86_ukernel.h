@@ -61,6 +61,17 @@ struct ZmmBase : Avx512Vector {
 };
 #endif
 
+// The layout of the x86 families that multiply bytes four k at a time (AVX-VNNI, AVX-512 VNNI and
+// the pair-clipping families): A PackedA::u8 (s8 activations flipped with +128 zero-point
+// compensation), read in place too (4-byte broadcasts); B PackedB::s8 in groups of 4.
+struct ByteQuadLayout {
+  static constexpr int kKr = 4;
+  static constexpr std::size_t kAElem = 1, kBElem = 1;
+  static constexpr PackedA kAFormat = PackedA::u8;
+  static constexpr PackedB kBFormat = PackedB::s8;
+  static constexpr bool kInPlace = true;
+};
+
 // The peak loop of a family (gemm_dot_peak_loop) with its vector operands kept opaque in registers.
 template <class T>
 std::uint64_t x86_dot_peak_loop(std::size_t iterations) {

@@ -10,6 +10,7 @@
 #include "qtune/bench/bench_cases.h"
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/isa.h"
+#include "qtune/measure/drawn_weights.h"
 #include "qtune/search_space/workload.h"
 
 namespace qtune::bench {
@@ -19,6 +20,7 @@ struct Conv2dBenchRequest {
   std::vector<int> threads{1};
   std::vector<Isa> isas;       // the instruction sets whose variants are timed
   DType out_type = DType::s8;  // s8: per-channel fp32 output scales (the peers' math); or s32
+  WeightDistribution weights = WeightDistribution::trained;  // as GemmBenchRequest::weights
 };
 
 std::vector<BenchCase> conv2d_bench_cases(const Conv2dBenchRequest& request);
@@ -30,7 +32,7 @@ Conv2dProblem conv2d_bench_problem(const Workload& workload, DType out_type);
 // The operands every case of a problem computes on: drawn from one seed, so qtune's variants and
 // the peers see the same values.
 struct ConvOperands {
-  explicit ConvOperands(const Conv2dProblem& problem);
+  explicit ConvOperands(const Conv2dProblem& problem, WeightDistribution weights = WeightDistribution::trained);
   std::vector<std::uint8_t> input, output;
   std::vector<std::int8_t> weights;
   std::vector<std::int32_t> bias;

@@ -10,6 +10,7 @@
 #include "qtune/bench/bench_cases.h"
 #include "qtune/kernels/gemm.h"
 #include "qtune/kernels/isa.h"
+#include "qtune/measure/drawn_weights.h"
 
 namespace qtune::bench {
 
@@ -25,6 +26,9 @@ struct GemmBenchRequest {
   std::vector<Isa> isas;
   std::vector<GemmConfig> configs;  // their threads knob is replaced by each of `threads`
   DType out_type = DType::s8;       // s8: one fp32 output scale per tensor (the peers' math); or s32
+  // qtune's weights (the instruction sets that clip weight pairs run faster the smaller they are;
+  // the peers' speed does not depend on them).
+  WeightDistribution weights = WeightDistribution::trained;
 };
 
 // The shapes of `qtune bench --shapes default`.

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "qtune/evaluation/drawn_weights.h"
 #include "qtune/evaluation/interleaved_timing.h"
 #include "qtune/evaluation/other_kind_candidate.h"
 #include "qtune/kernels/conv2d.h"
+#include "qtune/measure/drawn_weights.h"
 #include "qtune/kernels/gemm.h"
 #include "qtune/measure/cache_state.h"
 #include "qtune/reports/candidate_kinds.h"

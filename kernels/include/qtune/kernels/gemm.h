@@ -80,6 +80,21 @@ std::string gemm_check_config(const GemmProblem& problem, const GemmConfig& conf
 // vector path is usable): the runtime's fallback and the tuner's "untuned default".
 GemmConfig gemm_default_config(const GemmProblem& problem);
 
+// Instruction sets whose kernels multiply bytes with saturating pair sums (Isa::avx2ubsw,
+// Isa::avx512ubsw): exact for every weight, through weight pairs clipped when the layer is prepared
+// and the products clipped away added back at every run (one by one where few pairs clip, as a
+// second pass over A where many do), so their speed depends on the weights: close to the
+// instruction's peak on a trained network's (about two clipped pairs per output channel), below the
+// widening families on uniform draws (a quarter of all pairs clip).
+bool isa_clips_weight_pairs(Isa isa);
+// The share of the pairs of weights (k, k + 1), k even, of a K x N weight matrix (row stride ldb)
+// that such a family clips.
+double clipped_weight_pair_share(const std::int8_t* b, std::size_t k, std::size_t n, std::size_t ldb);
+// Trained networks' weights clip at most about a tenth of their pairs (at the smallest K, 16), uniform
+// draws a quarter: past this share the weights are not what the tuner timed these families on, and
+// the runtime runs the layer's default instead of a tuned configuration of them.
+inline constexpr double kMaxClippedWeightPairShare = 0.2;
+
 class GemmOp {
  public:
   // Packs B (K x N int8, row stride ldb >= n) and bias (n values; null iff !has_bias) for

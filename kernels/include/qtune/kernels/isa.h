@@ -20,13 +20,18 @@ enum class Isa : unsigned char {
   i8mm,        // Armv8.6 smmla/ummla
   // Listed last so that the values above keep their numbers; kAllIsas gives the order.
   avx512bw,  // x86: vpmaddwd on sign-extended int16 zmm (AVX-512 BW without VNNI: Skylake-SP)
+  // x86 without VNNI, the bytes themselves: vpmaddubsw + vpmaddwd on zmm / ymm, exact because the
+  // packed weights never let a pair sum saturate (gemm/pair_clipping.h).
+  avx512ubsw,
+  avx2ubsw,
 };
 
-inline constexpr std::array<Isa, 9> kAllIsas = {Isa::scalar, Isa::avx2, Isa::avx512bw, Isa::avxvnni, Isa::avx512vnni,
-                                                Isa::amx,    Isa::neon, Isa::dotprod,  Isa::i8mm};
+inline constexpr std::array<Isa, 11> kAllIsas = {Isa::scalar,     Isa::avx2,       Isa::avx2ubsw, Isa::avx512bw,
+                                                 Isa::avx512ubsw, Isa::avxvnni,    Isa::avx512vnni, Isa::amx,
+                                                 Isa::neon,       Isa::dotprod,    Isa::i8mm};
 
-// Canonical knob spelling: "scalar", "avx2", "avx512bw", "avxvnni", "avx512vnni", "amx", "neon", "dotprod",
-// "i8mm".
+// Canonical knob spelling: "scalar", "avx2", "avx2ubsw", "avx512bw", "avx512ubsw", "avxvnni", "avx512vnni",
+// "amx", "neon", "dotprod", "i8mm".
 std::string_view to_string(Isa isa);
 std::optional<Isa> parse_isa(std::string_view name);
 

@@ -17,12 +17,7 @@
 namespace qtune::detail {
 namespace {
 
-struct Avx512VnniTraits : ZmmBase {
-  static constexpr int kKr = 4;
-  static constexpr std::size_t kAElem = 1, kBElem = 1;
-  static constexpr PackedA kAFormat = PackedA::u8;
-  static constexpr PackedB kBFormat = PackedB::s8;
-  static constexpr bool kInPlace = true;
+struct Avx512VnniTraits : ZmmBase, ByteQuadLayout {
 
   static Acc dot(Acc acc, AVec a, BVec b) { return _mm512_dpbusd_epi32(acc, a, b); }
   // The half-width forms (AVX-512 VL, ymm): the upper lanes of the result are zero. The casts

@@ -6,13 +6,8 @@
 namespace qtune::detail {
 namespace {
 
-struct AvxVnniTraits : YmmBase {
+struct AvxVnniTraits : YmmBase, ByteQuadLayout {
   static constexpr Isa kIsa = Isa::avxvnni;
-  static constexpr int kKr = 4;
-  static constexpr std::size_t kAElem = 1, kBElem = 1;
-  static constexpr PackedA kAFormat = PackedA::u8;
-  static constexpr PackedB kBFormat = PackedB::s8;
-  static constexpr bool kInPlace = true;
 
   static Acc dot(Acc acc, AVec a, BVec b) { return _mm256_dpbusd_avx_epi32(acc, a, b); }
 };

@@ -1,10 +1,10 @@
-#include "qtune/evaluation/drawn_weights.h"
+#include "qtune/measure/drawn_weights.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace qtune::evaluation {
+namespace qtune {
 
 std::string_view to_string(WeightDistribution distribution) {
   switch (distribution) {
@@ -46,4 +46,4 @@ std::vector<std::int8_t> draw_weights(WeightDistribution distribution, std::size
   return out;
 }
 
-}  // namespace qtune::evaluation
+}  // namespace qtune

@@ -1,4 +1,4 @@
-// evaluation/drawn_weights.h: the trained-like draw has each channel's largest magnitude at 127 and
+// measure/drawn_weights.h: the trained-like draw has each channel's largest magnitude at 127 and
 // most weights small; the uniform draw reaches both ends of int8; both are repeatable from a seed.
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "qtune/evaluation/drawn_weights.h"
+#include "qtune/measure/drawn_weights.h"
 
-namespace qtune::evaluation {
+namespace qtune {
 namespace {
 
 TEST(DrawnWeights, TrainedChannelsPeakAt127WithMostWeightsSmall) {
@@ -50,4 +50,4 @@ TEST(DrawnWeights, RepeatableAndNamed) {
 }
 
 }  // namespace
-}  // namespace qtune::evaluation
+}  // namespace qtune

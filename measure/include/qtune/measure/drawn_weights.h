@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace qtune::evaluation {
+namespace qtune {
 
 enum class WeightDistribution : unsigned char { trained, uniform };
 
@@ -28,4 +28,4 @@ std::optional<WeightDistribution> parse_weight_distribution(std::string_view nam
 std::vector<std::int8_t> draw_weights(WeightDistribution distribution, std::size_t count, std::size_t channels,
                                       std::mt19937_64& rng);
 
-}  // namespace qtune::evaluation
+}  // namespace qtune
