@@ -23,6 +23,8 @@ packages=(
   # scripts/fidelity.sh: python3 (standard library) reads qtune's JSON, taskset pins its busy
   # process, uptime says how loaded the machine was.
   python3 util-linux procps
+  # qtune-ort's onnxruntime headers are fetched from the Debian archive below.
+  curl
   # scripts/arm-mca.py (ctest kernels.arm_mca_floors in the aarch64 build): llvm-mca-19 and
   # llvm-objdump-19, whose models of Neoverse and Cortex cores predict the Arm kernels' speed.
   llvm-19
@@ -109,4 +111,26 @@ if [ "$installed" != "$onnxruntime_version" ]; then
   (cd "$node_dir" && npm install --ignore-scripts --no-audit --no-fund --silent "onnxruntime-node@$onnxruntime_version")
 else
   echo "setup: onnxruntime-node $onnxruntime_version present"
+fi
+
+# onnxruntime's C API headers for qtune-ort (tools/qtune_ort), which loads the library above: the
+# npm package carries no headers and Debian 12 has no onnxruntime, so Debian 13's
+# libonnxruntime-dev is fetched at a pinned version and checksum and only its headers are unpacked
+# into .deps/onnxruntime-dev (not installed; the C API is versioned, and the 1.30 library serves
+# the 1.21 headers' API version). Delete the directory to fetch them again.
+ort_dev_deb="libonnxruntime-dev_1.21.0+dfsg-1_amd64.deb"
+ort_dev_sha256="14f7d959d5deacbcf1504830d4189f91fc67382b399ed9ae9d3aa9c4050ced08"
+ort_dev_dir="$repo_dir/.deps/onnxruntime-dev"
+if [ "$(dpkg --print-architecture)" = amd64 ] && [ ! -f "$ort_dev_dir/include/onnxruntime/onnxruntime_c_api.h" ]; then
+  echo "setup: fetching onnxruntime's C API headers ($ort_dev_deb) into $ort_dev_dir"
+  ort_download="$(mktemp -d)"
+  curl -fsSL --retry 3 -o "$ort_download/$ort_dev_deb" "http://deb.debian.org/debian/pool/main/o/onnxruntime/$ort_dev_deb"
+  echo "$ort_dev_sha256  $ort_download/$ort_dev_deb" | sha256sum --check --quiet
+  dpkg-deb -x "$ort_download/$ort_dev_deb" "$ort_download/root"
+  rm -rf "$ort_dev_dir"
+  mkdir -p "$ort_dev_dir"
+  cp -r "$ort_download/root/usr/include" "$ort_dev_dir/include"
+  rm -rf "$ort_download"
+else
+  echo "setup: onnxruntime's C API headers present in $ort_dev_dir (or not an amd64 host)"
 fi

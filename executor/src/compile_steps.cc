@@ -422,21 +422,19 @@ class Compiler {
       else if (global)
         push(op, {in}, out, [=](const Frame& f) { global_average_pool_nhwc<T>(f.get<T>(in), is, f.get<T>(out), qx, qy); });
       else {
-        // onnxruntime's two passes: the input dequantized into the step's scratch, then the windows.
+        // Each thread keeps its ring of dequantized input rows in its part of the step's scratch.
         const std::size_t step = c_.steps.size();
-        const std::size_t elements = slot(in).bytes;
+        const std::size_t ring = average_pool_scratch_floats(is, window);
         const auto divisors = std::make_shared<const AveragePoolDivisors>(average_pool_divisors(window, qx, qy));
         push(op, {in}, out, [=](const Frame& f) {
-          auto* real = reinterpret_cast<float*>(f.scratch[step]);
-          parallel_ranges(elements, kElementGrain, threads, [&](std::size_t begin, std::size_t end) {
-            dequantize<T>(f.get<T>(in) + begin, real + begin, end - begin, qx);
-          });
-          parallel_ranges(rows, 1, threads, [&](std::size_t begin, std::size_t end) {
-            average_pool_real_nhwc<T>(real, is, f.get<T>(out), os, window, qy, *divisors,
-                                      static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end));
+          auto* scratch = reinterpret_cast<float*>(f.scratch[step]);
+          parallel_ranges_per_thread(rows, 1, threads, [&](std::size_t begin, std::size_t end, int thread) {
+            average_pool_nhwc<T>(f.get<T>(in), is, f.get<T>(out), os, window, qx, qy, *divisors,
+                                 scratch + static_cast<std::size_t>(thread) * ring, static_cast<std::int64_t>(begin),
+                                 static_cast<std::int64_t>(end));
           });
         });
-        c_.steps.back().scratch_bytes = elements * sizeof(float);
+        c_.steps.back().scratch_bytes = static_cast<std::size_t>(std::max(threads, 1)) * ring * sizeof(float);
       }
     });
   }

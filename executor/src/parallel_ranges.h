@@ -23,4 +23,20 @@ void parallel_ranges(std::size_t count, std::size_t grain, int threads, const F&
   });
 }
 
+// fn(begin, end, thread) over [0, count) in one range per thread (at least `grain` items each), for
+// work that keeps per-thread scratch (`thread` is below max(threads, 1)) and pays a start-up cost
+// per range.
+template <typename F>
+void parallel_ranges_per_thread(std::size_t count, std::size_t grain, int threads, const F& fn) {
+  const std::size_t pieces = std::max<std::size_t>(
+      1, std::min(static_cast<std::size_t>(std::max(threads, 1)), count / std::max<std::size_t>(grain, 1)));
+  if (pieces == 1) {
+    fn(std::size_t{0}, count, 0);
+    return;
+  }
+  parallel_for(pieces, threads, [&](std::size_t piece, int thread) {
+    fn(count * piece / pieces, count * (piece + 1) / pieces, thread);
+  });
+}
+
 }  // namespace qtune::executor

@@ -1,5 +1,5 @@
 // The quantized pools on AVX-512 (x86 builds only; where avx512_paths()): the same results as the
-// generic loops of max_pool_nhwc and average_pool_real_nhwc, element for element.
+// generic loops of max_pool_nhwc and average_pool_nhwc, element for element.
 #pragma once
 
 #include "quantized_ops.h"
@@ -11,10 +11,12 @@ template <typename T>
 void max_pool_avx512(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
                      std::int64_t row_begin, std::int64_t row_end);
 
+// average_pool_nhwc's two steps on AVX-512.
 template <typename T>
-void average_pool_avx512(const float* real, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
-                         Quantization qy, const AveragePoolDivisors& divisors, std::int64_t row_begin,
-                         std::int64_t row_end);
+void dequantize_pool_row_avx512(const T* in, std::size_t pixel_stride, std::int64_t width, std::size_t channels,
+                                Quantization qx, float* ring_row);
+template <typename T>
+void average_pool_row_avx512(const AveragePoolRow<T>& r);
 
 }  // namespace qtune::executor
 #endif

@@ -246,30 +246,37 @@ template <typename T>
   }
 }
 
+// One block's input row dequantized into the ring (kAveragePoolBlock floats per pixel), as
+// dequantize() computes each element.
 template <typename T>
-[[gnu::always_inline]] inline void average_pool_body(const float* real, ImageShape input, T* out, ImageShape output,
-                                                     const PoolWindow& window, Quantization qy, std::int64_t row_begin,
-                                                     std::int64_t row_end) {
-  const auto c = static_cast<std::size_t>(input.c);
-  std::vector<float> sum(c);
-  for (std::int64_t row = row_begin; row < row_end; ++row) {
-    const std::int64_t n = row / output.h, oh = row % output.h;
-    for (std::int64_t ow = 0; ow < output.w; ++ow) {
-      const WindowInImage e = window_in_image(window, input, oh, ow);
-      std::fill(sum.begin(), sum.end(), 0.0f);
-      // The window's dequantized values added in window order per channel; across channels the
-      // loop vectorizes.
-      for (std::int64_t h = e.h0; h < e.h1; ++h)
-        for (std::int64_t w = e.w0; w < e.w1; ++w) {
-          const float* x = real + static_cast<std::size_t>(((n * input.h + h) * input.w + w)) * c;
-          for (std::size_t ch = 0; ch < c; ++ch) sum[ch] += x[ch];
-        }
-      const auto count = static_cast<float>(e.average_count(window));
-      T* y = out + static_cast<std::size_t>(((n * output.h + oh) * output.w + ow)) * c;
-      // The divisions in a loop of their own, which vectorizes; the rounding after.
-      for (std::size_t ch = 0; ch < c; ++ch) sum[ch] = sum[ch] / count / qy.scale + static_cast<float>(qy.zero_point);
-      for (std::size_t ch = 0; ch < c; ++ch) y[ch] = round_saturate<T>(sum[ch]);
-    }
+[[gnu::always_inline]] inline void dequantize_pool_row_body(const T* in, std::size_t pixel_stride, std::int64_t width,
+                                                            std::size_t channels, Quantization qx, float* ring_row) {
+  for (std::int64_t w = 0; w < width; ++w, in += pixel_stride, ring_row += kAveragePoolBlock)
+    for (std::size_t ch = 0; ch < channels; ++ch)
+      ring_row[ch] = static_cast<float>(static_cast<std::int32_t>(in[ch]) - qx.zero_point) * qx.scale;
+}
+
+template <typename T>
+[[gnu::always_inline]] inline void average_pool_row_body(const AveragePoolRow<T>& r) {
+  const PoolWindow& window = *r.window;
+  float sum[kAveragePoolBlock];
+  for (std::int64_t ow = 0; ow < r.output_w; ++ow) {
+    const std::int64_t left = ow * window.stride_w - window.pad_left;
+    const std::int64_t w0 = std::max<std::int64_t>(left, 0), w1 = std::min(left + window.kernel_w, r.input_w);
+    const auto count = static_cast<float>(WindowInImage{0, r.height, w0, w1}.average_count(window));
+    std::fill(sum, sum + r.channels, 0.0f);
+    // The window's dequantized values added in window order per channel; across channels the
+    // loop vectorizes.
+    for (std::int64_t h = 0; h < r.row_count; ++h)
+      for (std::int64_t w = w0; w < w1; ++w) {
+        const float* x = r.rows[h] + static_cast<std::size_t>(w) * kAveragePoolBlock;
+        for (std::size_t ch = 0; ch < r.channels; ++ch) sum[ch] += x[ch];
+      }
+    T* y = r.out + static_cast<std::size_t>(ow) * r.pixel_stride;
+    // The divisions in a loop of their own, which vectorizes; the rounding after.
+    for (std::size_t ch = 0; ch < r.channels; ++ch)
+      sum[ch] = sum[ch] / count / r.qy.scale + static_cast<float>(r.qy.zero_point);
+    for (std::size_t ch = 0; ch < r.channels; ++ch) y[ch] = round_saturate<T>(sum[ch]);
   }
 }
 
@@ -445,11 +452,11 @@ QTUNE_POOL_CLONES(std::int8_t)
 QTUNE_POOL_CLONES(float)
 #undef QTUNE_POOL_CLONES
 #define QTUNE_AVERAGE_POOL_CLONES(T)                                                                                  \
-  QTUNE_CLONED_FOR_AVX512 void average_pool_cloned(const float* real, ImageShape is, T* out, ImageShape os,          \
-                                                   const PoolWindow& w, Quantization qy, std::int64_t begin,         \
-                                                   std::int64_t end) {                                                \
-    average_pool_body(real, is, out, os, w, qy, begin, end);                                                          \
-  }
+  QTUNE_CLONED_FOR_AVX512 void dequantize_pool_row_cloned(const T* in, std::size_t pixel_stride, std::int64_t width,  \
+                                                          std::size_t channels, Quantization qx, float* ring_row) {   \
+    dequantize_pool_row_body(in, pixel_stride, width, channels, qx, ring_row);                                        \
+  }                                                                                                                    \
+  QTUNE_CLONED_FOR_AVX512 void average_pool_row_cloned(const AveragePoolRow<T>& r) { average_pool_row_body(r); }
 QTUNE_AVERAGE_POOL_CLONES(std::uint8_t)
 QTUNE_AVERAGE_POOL_CLONES(std::int8_t)
 #undef QTUNE_AVERAGE_POOL_CLONES
@@ -493,19 +500,73 @@ AveragePoolDivisors average_pool_divisors(const PoolWindow& window, Quantization
   return d;
 }
 
-template <typename T>
-void average_pool_real_nhwc(const float* real, ImageShape is, T* out, ImageShape os, const PoolWindow& w, Quantization qy,
-                            const AveragePoolDivisors& divisors, std::int64_t begin, std::int64_t end) {
-#if defined(__x86_64__)
-  if (avx512_paths()) return average_pool_avx512(real, is, out, os, w, qy, divisors, begin, end);
-#endif
-  (void)divisors;
-  average_pool_cloned(real, is, out, os, w, qy, begin, end);
+std::size_t average_pool_scratch_floats(ImageShape input, const PoolWindow& window) {
+  return static_cast<std::size_t>(std::max<std::int64_t>(window.kernel_h, 1) * input.w) * kAveragePoolBlock;
 }
-template void average_pool_real_nhwc<std::uint8_t>(const float*, ImageShape, std::uint8_t*, ImageShape, const PoolWindow&,
-                                                   Quantization, const AveragePoolDivisors&, std::int64_t, std::int64_t);
-template void average_pool_real_nhwc<std::int8_t>(const float*, ImageShape, std::int8_t*, ImageShape, const PoolWindow&,
-                                                  Quantization, const AveragePoolDivisors&, std::int64_t, std::int64_t);
+
+template <typename T>
+void average_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, Quantization qx,
+                       Quantization qy, const AveragePoolDivisors& divisors, float* scratch, std::int64_t begin,
+                       std::int64_t end) {
+#if defined(__x86_64__)
+  const bool vector = avx512_paths();
+#endif
+  const auto c = static_cast<std::size_t>(is.c);
+  const std::int64_t ring_rows = std::max<std::int64_t>(w.kernel_h, 1);
+  const std::size_t row_floats = static_cast<std::size_t>(is.w) * kAveragePoolBlock;
+  std::vector<const float*> rows(static_cast<std::size_t>(ring_rows));
+  const auto ring_row = [&](std::int64_t h) { return scratch + static_cast<std::size_t>(h % ring_rows) * row_floats; };
+  for (std::size_t first = 0; first < c; first += kAveragePoolBlock) {
+    const std::size_t channels = std::min(kAveragePoolBlock, c - first);
+    // The ring holds input rows up to `loaded` of image `image`; windows only move down the image,
+    // so a row is dequantized once and dropped when no later window reaches it.
+    std::int64_t image = -1, loaded = 0;
+    for (std::int64_t row = begin; row < end; ++row) {
+      const std::int64_t n = row / os.h, oh = row % os.h;
+      if (n != image) image = n, loaded = 0;
+      const WindowInImage e = window_in_image(w, is, oh, 0);
+      for (std::int64_t h = std::max(loaded, e.h0); h < e.h1; ++h) {
+        const T* x = in + static_cast<std::size_t>((n * is.h + h) * is.w) * c + first;
+        float* ring = ring_row(h);
+#if defined(__x86_64__)
+        if (vector) {
+          dequantize_pool_row_avx512(x, c, is.w, channels, qx, ring);
+          continue;
+        }
+#endif
+        dequantize_pool_row_cloned(x, c, is.w, channels, qx, ring);
+      }
+      loaded = std::max(loaded, e.h1);
+      AveragePoolRow<T> r;
+      r.row_count = std::max<std::int64_t>(e.h1 - e.h0, 0);
+      for (std::int64_t i = 0; i < r.row_count; ++i) rows[static_cast<std::size_t>(i)] = ring_row(e.h0 + i);
+      r.rows = rows.data();
+      r.height = e.h1 - e.h0;
+      r.input_w = is.w;
+      r.output_w = os.w;
+      r.window = &w;
+      r.divisors = &divisors;
+      r.qy = qy;
+      r.channels = channels;
+      r.pixel_stride = c;
+      r.out = out + static_cast<std::size_t>((n * os.h + oh) * os.w) * c + first;
+#if defined(__x86_64__)
+      if (vector) {
+        average_pool_row_avx512(r);
+        continue;
+      }
+#endif
+      average_pool_row_cloned(r);
+    }
+  }
+}
+
+template <typename T>
+void average_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, Quantization qx,
+                       Quantization qy, std::int64_t begin, std::int64_t end) {
+  std::vector<float> scratch(average_pool_scratch_floats(is, w));
+  average_pool_nhwc<T>(in, is, out, os, w, qx, qy, average_pool_divisors(w, qx, qy), scratch.data(), begin, end);
+}
 
 template <typename T>
 void max_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, std::int64_t begin,
@@ -523,14 +584,6 @@ template void max_pool_nhwc<std::int8_t>(const std::int8_t*, ImageShape, std::in
 template void max_pool_nhwc<float>(const float*, ImageShape, float*, ImageShape, const PoolWindow&, std::int64_t,
                                    std::int64_t);
 
-template <typename T>
-void average_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const PoolWindow& w, Quantization qx,
-                       Quantization qy, std::int64_t begin, std::int64_t end) {
-  std::vector<float> real(static_cast<std::size_t>(is.n * is.h * is.w * is.c));
-  dequantize<T>(in, real.data(), real.size(), qx);
-  average_pool_real_nhwc<T>(real.data(), is, out, os, w, qy, average_pool_divisors(w, qx, qy), begin, end);
-}
-
 #define QTUNE_EXECUTOR_INSTANTIATE(T)                                                                                  \
   template void qlinear_add<T>(const T*, const T*, T*, std::size_t, Quantization, Quantization, Quantization);       \
   template ByteTable requantize_table<T>(Quantization, Quantization, std::int32_t, std::int32_t);                    \
@@ -538,6 +591,8 @@ void average_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const 
   template void qlinear_softmax<T>(const T*, T*, std::size_t, std::size_t, Quantization, Quantization);              \
   template void quantize<T>(const float*, T*, std::size_t, Quantization);                                            \
   template void quantize_nchw_to_nhwc<T>(const float*, T*, ImageShape, Quantization, std::int64_t, std::int64_t);    \
+  template void average_pool_nhwc<T>(const T*, ImageShape, T*, ImageShape, const PoolWindow&, Quantization, Quantization, \
+                                     const AveragePoolDivisors&, float*, std::int64_t, std::int64_t);                 \
   template void average_pool_nhwc<T>(const T*, ImageShape, T*, ImageShape, const PoolWindow&, Quantization, Quantization, \
                                      std::int64_t, std::int64_t);
 QTUNE_EXECUTOR_INSTANTIATE(std::uint8_t)

@@ -79,10 +79,6 @@ inline WindowInImage window_in_image(const PoolWindow& window, ImageShape input,
           std::min(w + window.kernel_w, input.w)};
 }
 
-// QLinearAveragePool's float path (onnxruntime's order of additions, its divisor, true division).
-template <typename T>
-void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
-                       Quantization qx, Quantization qy, std::int64_t row_begin, std::int64_t row_end);
 // An average pool's two divisions per element, by the window's count and by y_scale, planned once
 // per pool: by_count[k] divides by k (by_count[0] by zero, as onnxruntime does for a window wholly
 // in the padding). Each is a checked reciprocal iteration where the sums stay in its range.
@@ -91,13 +87,48 @@ struct AveragePoolDivisors {
   ReciprocalDivisor by_scale;
 };
 AveragePoolDivisors average_pool_divisors(const PoolWindow& window, Quantization qx, Quantization qy);
-// The same in onnxruntime's two passes: `real` is the whole input dequantized (dequantize()), each
-// window's floats are then summed in order; what the executor runs, the dequantization once per
-// element instead of once per window it falls in.
+
+// QLinearAveragePool in onnxruntime's arithmetic: every input element dequantized to float, each
+// window's floats added in window order, divided by the count, then by y_scale, rounded half to even
+// and saturated. onnxruntime dequantizes the whole input first; here the channels go in blocks of
+// kAveragePoolBlock and each block keeps only the window's input rows, dequantized, in a ring in
+// `scratch` (average_pool_scratch_floats() floats per thread), so the floats stay in the first
+// cache levels and each input element is still dequantized once per row range.
+inline constexpr std::size_t kAveragePoolBlock = 64;
+std::size_t average_pool_scratch_floats(ImageShape input, const PoolWindow& window);
 template <typename T>
-void average_pool_real_nhwc(const float* real, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
-                            Quantization qy, const AveragePoolDivisors& divisors, std::int64_t row_begin,
-                            std::int64_t row_end);
+void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
+                       Quantization qx, Quantization qy, const AveragePoolDivisors& divisors, float* scratch,
+                       std::int64_t row_begin, std::int64_t row_end);
+// The same with its own divisors and scratch (for callers outside a compiled model).
+template <typename T>
+void average_pool_nhwc(const T* in, ImageShape input, T* out, ImageShape output, const PoolWindow& window,
+                       Quantization qx, Quantization qy, std::int64_t row_begin, std::int64_t row_end);
+
+// One output row of an average pool over one block of channels, what each vector path computes:
+// `rows` are the window's input rows inside the image, dequantized, kAveragePoolBlock floats per
+// pixel (the block's `channels` first).
+template <typename T>
+struct AveragePoolRow {
+  const float* const* rows = nullptr;
+  std::int64_t row_count = 0;
+  std::int64_t height = 0;  // h1 - h0 of WindowInImage (negative for a window below the image)
+  std::int64_t input_w = 0, output_w = 0;
+  const PoolWindow* window = nullptr;
+  const AveragePoolDivisors* divisors = nullptr;
+  Quantization qy;
+  std::size_t channels = 0;      // of the block, at most kAveragePoolBlock
+  std::size_t pixel_stride = 0;  // the output's channels
+  T* out = nullptr;              // the row's first pixel, at the block's first channel
+};
+// The divisor for WindowInImage::average_count(); a window wholly outside the image on both axes
+// gives a positive product beyond the area (as onnxruntime's divisor does), which divides for real.
+inline const ReciprocalDivisor& average_pool_divisor(const AveragePoolDivisors& d, std::int64_t count,
+                                                     ReciprocalDivisor& beyond) {
+  if (count >= 0 && static_cast<std::size_t>(count) < d.by_count.size()) return d.by_count[static_cast<std::size_t>(count)];
+  beyond = ReciprocalDivisor{static_cast<float>(count), 1.0f / static_cast<float>(count), false};
+  return beyond;
+}
 
 // AveragePool and GlobalAveragePool on float tensors (outside quantized units): float sums in
 // window order, divided by ONNX's count.

@@ -197,11 +197,17 @@ void check_pools() {
           const ImageShape as{2, (is.h + 2 * pad - k) / stride + 1, (is.w + 2 * pad - k) / stride + 1, channels};
           std::vector<T> avg(static_cast<std::size_t>(as.n * as.h * as.w * as.c));
           for (const auto& [qx, qy] : pool_quantizations(std::is_signed_v<T>)) {
-            for (std::int64_t row = 0; row < as.n * as.h; ++row)  // row by row, as threads split it
-              average_pool_nhwc<T>(in.data(), is, avg.data(), as, w, qx, qy, row, row + 1);
-            ASSERT_EQ(avg, reference_pool<T>(in, is, as, w, false, qx, qy))
-                << "average k " << k << " stride " << stride << " channels " << channels << " x_scale " << qx.scale
-                << " y_scale " << qy.scale;
+            const auto expected = reference_pool<T>(in, is, as, w, false, qx, qy);
+            // In ranges of rows as threads split them: each range fills its ring of input rows
+            // from its first window, and a range across two images starts the ring again.
+            const std::int64_t rows = as.n * as.h;
+            for (const std::int64_t range : {std::int64_t{1}, std::int64_t{3}, rows}) {
+              std::fill(avg.begin(), avg.end(), T{});
+              for (std::int64_t row = 0; row < rows; row += range)
+                average_pool_nhwc<T>(in.data(), is, avg.data(), as, w, qx, qy, row, std::min(rows, row + range));
+              ASSERT_EQ(avg, expected) << "average k " << k << " stride " << stride << " channels " << channels
+                                       << " x_scale " << qx.scale << " y_scale " << qy.scale << " rows " << range;
+            }
           }
         }
 }

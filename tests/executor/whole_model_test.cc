@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "qtune/executor/model_executor.h"
 #include "qtune/executor/tensor_files.h"
+#include "onnxruntime_reference.h"
 #include "scratch_dir.h"
 
 namespace {
@@ -21,33 +21,9 @@ using qtune::executor::ElementType;
 using qtune::executor::ModelExecutor;
 using qtune::executor::Tensor;
 
-std::string source_path(const std::string& relative) { return std::string(QTUNE_SOURCE_DIR) + "/" + relative; }
-
-void build(const std::string& arguments) {
-  const std::string command = std::string(QTUNE_PYTHON) + " " + source_path("tests/executor/build_networks.py") + " " + arguments;
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-}
-
-std::string dims(const std::vector<std::int64_t>& shape) {
-  std::string out;
-  for (const auto d : shape) {
-    if (!out.empty()) out += ',';
-    out += std::to_string(d);
-  }
-  return out;
-}
-
-// Runs the model in onnxruntime on the given .npy inputs; its outputs land in `dir`.
-void run_onnxruntime(const std::string& model, const std::vector<std::pair<std::string, std::string>>& inputs,
-                     const std::string& dir, int threads) {
-  ASSERT_TRUE(fs::exists(fs::path(QTUNE_NODE_MODULES) / "onnxruntime-node"))
-      << "onnxruntime-node is not installed in " << QTUNE_NODE_MODULES << " (scripts/setup.sh installs it)";
-  std::ostringstream command;
-  command << QTUNE_NODE << " " << source_path("tests/executor/run_onnxruntime.js") << " " << QTUNE_NODE_MODULES << " "
-          << model << " " << dir << " " << threads;
-  for (const auto& [name, file] : inputs) command << " " << name << "=" << file;
-  ASSERT_EQ(std::system(command.str().c_str()), 0) << command.str();
-}
+using qtune::testing::build;
+using qtune::testing::dims;
+using qtune::testing::run_onnxruntime;
 
 // "" when equal, else the count of differing elements and the first one.
 std::string compare(const Tensor& expected, const Tensor& got, bool float_math) {
