@@ -63,7 +63,8 @@ NetworkRunRecord checked(const TuningDb& db, const NetworkRunRecord& run) {
     fail("target", e.what());
   }
   try {
-    if (v.config && !run.config_key.empty()) config_key = v.config(run.workload_key, run.config_key);
+    const auto& validate = v.run_config ? v.run_config : v.config;
+    if (validate && !run.config_key.empty()) config_key = validate(run.workload_key, run.config_key);
   } catch (const std::exception& e) {
     fail("config", e.what());
   }

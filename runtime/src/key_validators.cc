@@ -1,8 +1,10 @@
 #include "qtune/runtime/key_validators.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -40,6 +42,35 @@ std::string spelled_without_newer_knobs(const Config& config, const std::set<std
   return Config(std::move(older)).key();
 }
 
+// The runtime's heuristic default (runtime_select.cc) is not snapped into the blocking grid: the
+// space with the key's own blocking values (kc, mc, nc: whole numbers) added to those knobs'
+// domains, and no constraints (the kernels checked the configuration before it ran). Nothing when
+// the key has no such value outside the grid.
+std::optional<KnobSpace> with_blocking_values_of(const KnobSpace& space, const std::string& config_key) {
+  std::vector<Knob> knobs = space.knobs();
+  bool extended = false;
+  std::size_t start = 0;
+  while (start < config_key.size()) {
+    std::size_t end = config_key.find(';', start);
+    if (end == std::string::npos) end = config_key.size();
+    const std::string item = config_key.substr(start, end - start);
+    start = end + 1;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+    if (name != "kc" && name != "mc" && name != "nc") continue;
+    if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) continue;
+    for (Knob& k : knobs) {
+      if (k.name != name || std::find(k.values.begin(), k.values.end(), value) != k.values.end()) continue;
+      k.values.push_back(value);
+      if (!k.feature_values.empty()) k.feature_values.push_back(std::log2(std::max(1.0, std::stod(value))));
+      extended = true;
+    }
+  }
+  if (!extended) return std::nullopt;
+  return KnobSpace(space.op(), std::move(knobs), {});
+}
+
 }  // namespace
 
 records::KeyValidators search_space_validators() {
@@ -63,6 +94,18 @@ records::KeyValidators search_space_validators() {
     // An older qtune's key is accepted in the spelling that qtune gave it, and only in that one.
     require_canonical(config_key, spelled_without_newer_knobs(config, knob_names(config_key)));
     return config.key();
+  };
+  v.run_config = [spaces, strict = v.config](const std::string& workload_key, const std::string& config_key) {
+    try {
+      return strict(workload_key, config_key);
+    } catch (const InvalidConfig&) {
+      const KnobSpace& space = spaces->at(Workload::parse_key(workload_key).op);
+      const std::optional<KnobSpace> ran = with_blocking_values_of(space, config_key);
+      if (!ran) throw;  // no blocking value off the grid: the strict message stands
+      const Config config = ran->parse(config_key);
+      require_canonical(config_key, spelled_without_newer_knobs(config, knob_names(config_key)));
+      return config.key();
+    }
   };
   return v;
 }

@@ -21,6 +21,10 @@ struct KeyValidators {
   // before a knob existed (the knob's default is then spelled out). Readers adopt it, so a
   // configuration has one identity across qtune versions.
   std::function<std::string(const std::string& workload_key, const std::string& config_key)> config;
+  // The same for a configuration as it ran (a network run's row): besides every key `config`
+  // accepts, the runtime's heuristic default of an untuned layer, whose blocking values lie off
+  // the searchable grid. Unset: `config` checks those rows too.
+  std::function<std::string(const std::string& workload_key, const std::string& config_key)> run_config;
 };
 
 // Validators that accept any non-empty key as it is and describe it from the key alone: for rows
