@@ -516,8 +516,17 @@ void average_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const 
   const std::size_t row_floats = static_cast<std::size_t>(is.w) * kAveragePoolBlock;
   std::vector<const float*> rows(static_cast<std::size_t>(ring_rows));
   const auto ring_row = [&](std::int64_t h) { return scratch + static_cast<std::size_t>(h % ring_rows) * row_floats; };
+  AveragePoolRow<T> r;
+  r.rows = rows.data();
+  r.input_w = is.w;
+  r.output_w = os.w;
+  r.window = &w;
+  r.divisors = &divisors;
+  r.qy = qy;
+  r.pixel_stride = c;
   for (std::size_t first = 0; first < c; first += kAveragePoolBlock) {
     const std::size_t channels = std::min(kAveragePoolBlock, c - first);
+    r.channels = channels;
     // The ring holds input rows up to `loaded` of image `image`; windows only move down the image,
     // so a row is dequantized once and dropped when no later window reaches it.
     std::int64_t image = -1, loaded = 0;
@@ -537,18 +546,9 @@ void average_pool_nhwc(const T* in, ImageShape is, T* out, ImageShape os, const 
         dequantize_pool_row_cloned(x, c, is.w, channels, qx, ring);
       }
       loaded = std::max(loaded, e.h1);
-      AveragePoolRow<T> r;
       r.row_count = std::max<std::int64_t>(e.h1 - e.h0, 0);
       for (std::int64_t i = 0; i < r.row_count; ++i) rows[static_cast<std::size_t>(i)] = ring_row(e.h0 + i);
-      r.rows = rows.data();
       r.height = e.h1 - e.h0;
-      r.input_w = is.w;
-      r.output_w = os.w;
-      r.window = &w;
-      r.divisors = &divisors;
-      r.qy = qy;
-      r.channels = channels;
-      r.pixel_stride = c;
       r.out = out + static_cast<std::size_t>((n * os.h + oh) * os.w) * c + first;
 #if defined(__x86_64__)
       if (vector) {
