@@ -20,15 +20,24 @@ void require_canonical(const std::string& given, const std::string& canonical) {
   if (given != canonical) throw std::invalid_argument("not in canonical form (expected '" + canonical + "')");
 }
 
-// The knob names of a key the parser accepted ("k=v;k=v").
-std::set<std::string> knob_names(const std::string& config_key) {
-  std::set<std::string> names;
+// The items of a key ("k=v;k=v") as (knob, value); an item without '=' has an empty value.
+std::vector<std::pair<std::string, std::string>> key_items(const std::string& config_key) {
+  std::vector<std::pair<std::string, std::string>> items;
   std::size_t start = 0;
   while (start < config_key.size()) {
     const std::size_t end = std::min(config_key.find(';', start), config_key.size());
-    names.insert(config_key.substr(start, config_key.find('=', start) - start));
+    const std::string item = config_key.substr(start, end - start);
+    const std::size_t eq = item.find('=');
+    items.emplace_back(item.substr(0, eq), eq == std::string::npos ? std::string() : item.substr(eq + 1));
     start = end + 1;
   }
+  return items;
+}
+
+// The knob names of a key the parser accepted.
+std::set<std::string> knob_names(const std::string& config_key) {
+  std::set<std::string> names;
+  for (const auto& item : key_items(config_key)) names.insert(item.first);
   return names;
 }
 
@@ -49,15 +58,7 @@ std::string spelled_without_newer_knobs(const Config& config, const std::set<std
 std::optional<KnobSpace> with_blocking_values_of(const KnobSpace& space, const std::string& config_key) {
   std::vector<Knob> knobs = space.knobs();
   bool extended = false;
-  std::size_t start = 0;
-  while (start < config_key.size()) {
-    std::size_t end = config_key.find(';', start);
-    if (end == std::string::npos) end = config_key.size();
-    const std::string item = config_key.substr(start, end - start);
-    start = end + 1;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+  for (const auto& [name, value] : key_items(config_key)) {
     if (name != "kc" && name != "mc" && name != "nc") continue;
     if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) continue;
     for (Knob& k : knobs) {
