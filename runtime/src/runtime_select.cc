@@ -327,8 +327,8 @@ PreparedConv2d Runtime::prepare_conv2d(const Conv2dProblem& problem, const std::
                                                  : "conv2d prepare: bias given for a problem without bias");
   auto choice = choose<Conv2dTraits>(*state_, problem, threads, libraries);
   if (isa_clips_weight_pairs(choice.config.gemm.isa)) {
-    // HWIO weights are the convolution's GEMM B: K = KH x KW x C/groups rows of out_c columns.
-    const auto k = static_cast<std::size_t>(problem.kernel_h * problem.kernel_w * (problem.in_c / problem.groups));
+    // HWIO weights are the convolution's GEMM B: its K rows of out_c columns (every group's).
+    const auto k = static_cast<std::size_t>(problem.as_gemm().k);
     const auto n = static_cast<std::size_t>(problem.out_c);
     keep_clipping_affordable<Conv2dTraits>(*state_, problem, threads, clipped_weight_pair_share(weights, k, n, n),
                                            choice);

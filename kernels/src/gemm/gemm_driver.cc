@@ -665,7 +665,7 @@ void GemmEngine::State::run_tiles(const Task& t, const KBlock& b, Scratch& s) co
     GemmUkernelArgs args;
     args.cols = std::min(nr, t.cols - np * nr);
     args.k_groups = b.groups;
-    const std::uint8_t* b_block = panel + 2 * sizeof(std::int32_t) * nr_stride + b.g0 * nr_stride * kr * b_elem;
+    const std::uint8_t* b_block = panel + gemm_b_panel_weights_offset(*uk) + b.g0 * nr_stride * kr * b_elem;
     args.b_packed = b_block;
     args.first = b.first;
     args.last = b.last;

@@ -199,11 +199,16 @@ struct GemmUkernel {
   bool clips_pairs = false;
 };
 
+// Where a packed B panel's weights begin: after its col_term and col_zb, one int32 per column each.
+inline std::size_t gemm_b_panel_weights_offset(const GemmUkernel& uk) {
+  return 2 * sizeof(std::int32_t) * static_cast<std::size_t>(uk.nr_stride);
+}
+
 // Bytes of one packed B panel (col_term + col_zb + weights), rounded up to 64 for alignment.
 inline std::size_t gemm_b_panel_bytes(const GemmUkernel& uk, std::size_t k_groups_total) {
-  const std::size_t bytes = 2 * sizeof(std::int32_t) * static_cast<std::size_t>(uk.nr_stride) +
-                            k_groups_total * static_cast<std::size_t>(uk.nr_stride * uk.kr) *
-                                packed_b_elem_bytes(uk.b_format);
+  const std::size_t bytes = gemm_b_panel_weights_offset(uk) + k_groups_total *
+                                                                  static_cast<std::size_t>(uk.nr_stride * uk.kr) *
+                                                                  packed_b_elem_bytes(uk.b_format);
   return (bytes + 63) / 64 * 64;
 }
 

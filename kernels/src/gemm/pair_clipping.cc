@@ -35,7 +35,7 @@ PairClipping::PairClipping(const GemmUkernel& uk, std::uint8_t* packed, std::siz
   panel_begin_.reserve(panels + 1);
   for (std::size_t p = 0; p < panels; ++p) {
     panel_begin_.push_back(weights_.size());
-    auto* w = reinterpret_cast<std::int8_t*>(packed + p * panel_bytes + 2 * sizeof(std::int32_t) * nr_stride);
+    auto* w = reinterpret_cast<std::int8_t*>(packed + p * panel_bytes + gemm_b_panel_weights_offset(uk));
     for (std::size_t g = 0; g < k_groups; ++g) {
       for (std::size_t j = 0; j < nr_stride; ++j) {
         std::int8_t* group = w + (g * nr_stride + j) * kr;
