@@ -54,7 +54,8 @@ struct ModelExecutor::Compiled {
   std::vector<int> output_slots;
   std::vector<std::size_t> buffer_offsets;
   ArenaReport report;
-  mutable std::mutex mutex;  // one run at a time over the arena
+  mutable std::mutex mutex;  // one run at a time over the arena and the frame
+  mutable Frame frame;       // the current run's pointers (model_executor.cc, frame_of)
   mutable std::vector<std::uint8_t, std::allocator<std::uint8_t>> arena_storage;
   std::uint8_t* arena() const;
 };

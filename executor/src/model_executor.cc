@@ -20,8 +20,10 @@ std::string shape_in_brackets(const std::vector<std::int64_t>& shape) {
 }
 
 // Every slot's first byte for one run.
-Frame frame_of(const ModelExecutor::Compiled& c, const void* const* inputs) {
-  Frame f;
+// The compiled model's frame with this run's pointers, its vectors kept across runs: a run
+// allocates nothing (docs/model-executor.md, "No allocation while running").
+const Frame& frame_of(const ModelExecutor::Compiled& c, const void* const* inputs) {
+  Frame& f = c.frame;
   f.at.resize(c.slots.size());
   std::uint8_t* arena = c.arena();
   for (std::size_t i = 0; i < c.slots.size(); ++i) {
@@ -30,7 +32,7 @@ Frame frame_of(const ModelExecutor::Compiled& c, const void* const* inputs) {
     else if (s.view_of >= 0) f.at[i] = f.at[static_cast<std::size_t>(s.view_of)];
     else f.at[i] = arena + c.buffer_offsets[static_cast<std::size_t>(s.buffer)];
   }
-  f.scratch.resize(c.steps.size(), nullptr);
+  f.scratch.assign(c.steps.size(), nullptr);
   for (std::size_t i = 0; i < c.steps.size(); ++i) {
     if (c.steps[i].scratch_buffer >= 0) f.scratch[i] = arena + c.buffer_offsets[static_cast<std::size_t>(c.steps[i].scratch_buffer)];
   }
@@ -125,7 +127,7 @@ std::vector<Tensor> ModelExecutor::run(const std::map<std::string, Tensor>& inpu
 
 void ModelExecutor::run(const void* const* inputs, void* const* outputs) const {
   const std::lock_guard<std::mutex> lock(compiled_->mutex);
-  const Frame f = frame_of(*compiled_, inputs);
+  const Frame& f = frame_of(*compiled_, inputs);
   for (const Step& step : compiled_->steps) step.run(f);
   copy_outputs(*compiled_, f, outputs);
 }
@@ -133,7 +135,7 @@ void ModelExecutor::run(const void* const* inputs, void* const* outputs) const {
 void ModelExecutor::run_profiled(const void* const* inputs, void* const* outputs, std::vector<double>& step_ns) const {
   const std::lock_guard<std::mutex> lock(compiled_->mutex);
   step_ns.resize(compiled_->steps.size(), 0.0);
-  const Frame f = frame_of(*compiled_, inputs);
+  const Frame& f = frame_of(*compiled_, inputs);
   for (std::size_t i = 0; i < compiled_->steps.size(); ++i) {
     const auto start = std::chrono::steady_clock::now();
     compiled_->steps[i].run(f);

@@ -15,6 +15,11 @@ QTUNE_GCC105593_BEGIN
 namespace qtune::executor {
 namespace {
 
+// The model's input comes from memory (a run's other steps pass far more than the caches hold
+// between two runs), and three or four plane streams with this little arithmetic per byte keep too
+// few misses in flight: each plane is prefetched this many bytes ahead (docs/model-executor.md).
+constexpr std::size_t kPrefetchAhead = 2048;
+
 #define QTUNE_AVX512_QUANTIZE __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
 template <typename T>
@@ -62,7 +67,10 @@ QTUNE_AVX512_QUANTIZE std::int64_t quantize_planes(const float* in, std::int64_t
   std::int64_t p = 0;
   for (; p + 16 <= count; p += 16) {
     __m128i plane[4] = {};
-    for (std::int64_t c = 0; c < channels; ++c) plane[c] = lanes.bytes(_mm512_loadu_ps(in + c * plane_stride + p));
+    for (std::int64_t c = 0; c < channels; ++c) {
+      __builtin_prefetch(reinterpret_cast<const char*>(in + c * plane_stride + p) + kPrefetchAhead);
+      plane[c] = lanes.bytes(_mm512_loadu_ps(in + c * plane_stride + p));
+    }
     const __m512i planes = _mm512_inserti32x4(
         _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(plane[0]), plane[1], 1), plane[2], 2), plane[3], 3);
     _mm512_mask_storeu_epi8(out + p * channels, step_bytes, _mm512_permutexvar_epi8(interleave, planes));

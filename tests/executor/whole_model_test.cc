@@ -5,6 +5,7 @@
 // Softmax within 1e-6 relative.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 
 #include <gtest/gtest.h>

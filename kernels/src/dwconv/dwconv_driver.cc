@@ -159,12 +159,18 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
 
   // Per-call scratch of this worker: the row's tap pointers, the int32 row of the separate
   // requantization, and (multiplier > 1) the kernel_h input rows expanded to out_c channels.
-  std::vector<const std::uint8_t*> taps(static_cast<std::size_t>(out_w_) * tap_count);
-  std::vector<const std::uint8_t*> affine_taps(tap_count);
+  // Kept per thread (as if new each call): an allocation of a kilobyte or more made after many
+  // small frees, a library layer's, makes glibc consolidate its fast bins first, which costs more
+  // than a small layer (docs/model-executor.md, "Working buffers kept across runs").
+  thread_local std::vector<const std::uint8_t*> taps, affine_taps, source_rows;
+  thread_local std::vector<std::int32_t> scratch;
+  thread_local std::vector<std::uint8_t> expanded;
+  taps.assign(static_cast<std::size_t>(out_w_) * tap_count, nullptr);
+  affine_taps.assign(tap_count, nullptr);
   const auto width_tile = static_cast<std::size_t>(kernel_->width_tile);
-  std::vector<std::int32_t> scratch(!fuse_requant_ && p.out_type != DType::s32 ? static_cast<std::size_t>(out_w_) * channels_ : 0);
-  std::vector<std::uint8_t> expanded(multiplier_ > 1 ? kh_n * static_cast<std::size_t>(p.in_w) * channels_ : 0);
-  std::vector<const std::uint8_t*> source_rows(kh_n);
+  scratch.assign(!fuse_requant_ && p.out_type != DType::s32 ? static_cast<std::size_t>(out_w_) * channels_ : 0, 0);
+  expanded.assign(multiplier_ > 1 ? kh_n * static_cast<std::size_t>(p.in_w) * channels_ : 0, 0);
+  source_rows.assign(kh_n, nullptr);
 
   DwRowArgs args;
   args.taps = taps.data();
