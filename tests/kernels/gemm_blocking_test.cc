@@ -2,6 +2,7 @@
 // 1 and 2 threads (split over M and over N), strided A and C with canaries, repeated runs (scratch
 // reuse), K = 4096, concurrent run() calls on one operator, and A given as an indirection table
 // (the convolution path) - all bit-exact with gemm_reference.
+#include <cstring>
 #include <random>
 #include <thread>
 #include <tuple>
