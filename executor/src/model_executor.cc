@@ -19,9 +19,8 @@ std::string shape_in_brackets(const std::vector<std::int64_t>& shape) {
   return out + "]";
 }
 
-// Every slot's first byte for one run.
-// The compiled model's frame with this run's pointers, its vectors kept across runs: a run
-// allocates nothing (docs/model-executor.md, "No allocation while running").
+// Every slot's first byte for one run, in the compiled model's frame: its vectors are kept across
+// runs (docs/model-executor.md, "Working buffers kept across runs").
 const Frame& frame_of(const ModelExecutor::Compiled& c, const void* const* inputs) {
   Frame& f = c.frame;
   f.at.resize(c.slots.size());

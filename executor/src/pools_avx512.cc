@@ -160,7 +160,7 @@ QTUNE_AVX512_POOL void max_pool(const T* in, ImageShape input, T* out, ImageShap
   const std::size_t column_step = static_cast<std::size_t>(window.dilation_w) * c;
   // The column taps once per call and the row taps once per output row: window_taps' divisions
   // cost more than a pixel of few channels.
-  // Per thread and kept: a run allocates nothing (docs/model-executor.md, "No allocation while running").
+  // Per thread and kept across calls (docs/model-executor.md, "Working buffers kept across runs").
   thread_local std::vector<WindowTaps> columns;
   columns.resize(static_cast<std::size_t>(output.w));
   for (std::int64_t ow = 0; ow < output.w; ++ow) columns[static_cast<std::size_t>(ow)] = window_taps(window, input, 0, ow);

@@ -285,7 +285,7 @@ void global_average_pool_nhwc(const T* in, ImageShape input, T* out, Quantizatio
   const auto c = static_cast<std::size_t>(input.c);
   const std::int64_t pixels = input.h * input.w;
   const float scale = qx.scale / (qy.scale * static_cast<float>(pixels));
-  // Per thread and kept: a run allocates nothing (docs/model-executor.md, "No allocation while running").
+  // Per thread and kept across calls (docs/model-executor.md, "Working buffers kept across runs").
   thread_local std::vector<std::int32_t> acc;
   acc.resize(c);
   for (std::int64_t n = 0; n < input.n; ++n) {
@@ -403,7 +403,7 @@ void quantize_nchw_to_nhwc(const float* in, T* out, ImageShape s, Quantization q
 void float_average_pool_nhwc(const float* in, ImageShape input, float* out, ImageShape output, const PoolWindow& window,
                              std::int64_t row_begin, std::int64_t row_end) {
   const auto c = static_cast<std::size_t>(input.c);
-  thread_local std::vector<float> sum;  // kept: a run allocates nothing (as above)
+  thread_local std::vector<float> sum;  // kept across calls, as above
   sum.resize(c);
   for (std::int64_t row = row_begin; row < row_end; ++row) {
     const std::int64_t n = row / output.h, oh = row % output.h;
