@@ -130,7 +130,7 @@ TEST(CentredOriginFold, DepthwiseAccumulatorsWhereFoldingWouldWrapMatchTheRefere
       std::vector<std::uint8_t> out(expected.size());
       op.run(input.data(), out.data());
       EXPECT_EQ(out, expected) << to_string(kernel.isa) << " " << kernel.channel_tile << "x" << kernel.width_tile
-                               << (kernel.dot4 ? " dot4" : "") << (near_int32_min ? ", biases near INT32_MIN" : ", small biases");
+                               << " " << to_string(kernel.form) << (near_int32_min ? ", biases near INT32_MIN" : ", small biases");
     }
   }
 }

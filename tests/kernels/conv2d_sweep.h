@@ -86,6 +86,10 @@ inline const std::vector<Shape> kDepthwiseShapes = {
     {1, 5, 23, 24, 24, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 24},   // the same at stride 2, TF SAME
     {1, 3, 14, 48, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 48},   // 14 wide: the 2nd tile of 8 moves back to 6
     {1, 4, 29, 40, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40},   // stride 2, 15 wide: 7-pixel tiles, the last moved back
+    {2, 4, 13, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32},   // 32 channels: rowdot pixel pairs, odd rows, batch 2
+    {1, 3, 2, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 16},    // pixel pairs of a 2-wide row, multiplier 2
+    {1, 5, 17, 128, 128, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 128}, // rowdot at stride 2, two blocks, TF SAME
+    {1, 3, 7, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64},    // 7 wide: every tile reads through the table
 };
 
 }  // namespace qtune::testing

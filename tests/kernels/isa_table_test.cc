@@ -123,13 +123,13 @@ TEST(IsaTable, DefaultTilesExist) {
     }
     EXPECT_EQ(row.dwconv != nullptr, !row.dw_tiles.empty()) << to_string(row.isa);
     if (!row.dw_tiles.empty()) {  // the last default tile is the one every layer can take
-      EXPECT_FALSE(row.dw_tiles.back().needs_dot4) << to_string(row.isa);
+      EXPECT_FALSE(row.dw_tiles.back().needs_int8_form) << to_string(row.isa);
       EXPECT_FALSE(row.dw_tiles.back().whole_rows) << to_string(row.isa);
     }
     for (detail::DwDefaultTile t : row.dw_tiles) {
       EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, t.width_tile), nullptr) << to_string(row.isa);
-      if (t.needs_dot4) {
-        EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, t.width_tile, true), nullptr)
+      if (t.needs_int8_form) {
+        EXPECT_NE(detail::find_dw_kernel(row.isa, t.channel_tile, t.width_tile, detail::DwForm::dot4), nullptr)
             << to_string(row.isa);
       }
     }
@@ -176,7 +176,7 @@ TEST(IsaTable, WholeRowsDepthwiseTilesOnlyWhereTheRowsDivide) {
   const IsaRow* dw_row = first_usable_row([](const IsaRow& row) { return !row.dw_tiles.empty(); });
   ASSERT_NE(dw_row, nullptr);  // scalar has depthwise kernels
   const auto whole = std::find_if(dw_row->dw_tiles.begin(), dw_row->dw_tiles.end(),
-                                  [](detail::DwDefaultTile t) { return t.whole_rows && !t.needs_dot4; });
+                                  [](detail::DwDefaultTile t) { return t.whole_rows && !t.needs_int8_form; });
   if (whole == dw_row->dw_tiles.end()) GTEST_SKIP() << "no whole-rows tile for " << to_string(dw_row->isa);
   Conv2dProblem d;
   d.in_h = 4;
@@ -199,7 +199,8 @@ TEST(IsaTable, DepthwiseKernelNamesSayWhatTheyAre) {
     const std::string tile = std::to_string(k.channel_tile) + "c" + std::to_string(k.width_tile) + "w";
     EXPECT_NE(k.name.find(tile), std::string::npos) << k.name;
     EXPECT_TRUE(k.name.ends_with(to_string(k.isa))) << k.name;
-    EXPECT_EQ(k.name.find("-dot4-") != std::string::npos, k.dot4) << k.name;
+    EXPECT_EQ(k.name.find("-dot4-") != std::string::npos, k.form == "dot4") << k.name;
+    EXPECT_EQ(k.name.find("-rowdot-") != std::string::npos, k.form == "rowdot") << k.name;
   }
 }
 

@@ -30,7 +30,7 @@ std::string check_depthwise(const Conv2dProblem& p, const Conv2dConfig& config) 
   bool isa_compiled = false;
   std::string tiles;
   for (const detail::DwKernel& k : detail::dw_kernel_registry()) {
-    if (k.isa != isa || k.dot4) continue;  // a dot4 form is not a tile of its own
+    if (k.isa != isa || k.form != detail::DwForm::general) continue;  // a form is not a tile of its own
     isa_compiled = true;
     tiles += (tiles.empty() ? "" : ", ") + std::to_string(k.channel_tile) + "x" + std::to_string(k.width_tile);
   }
@@ -45,14 +45,21 @@ std::string check_depthwise(const Conv2dProblem& p, const Conv2dConfig& config) 
 }
 
 // The first usable instruction set of the table with depthwise kernels, and its default tile: the
-// first of its default channel tiles that fits the layer's channels (the last one otherwise), where
-// a dot4-only tile needs the dot4 form to apply: weights with a zero weight zero point (so that
+// first of its default channel tiles that fits the layer's channels (the last one otherwise; a
+// 64-channel tile fits 32 channels where the rowdot form takes them in pixel pairs), where an
+// int8-form tile needs a vpdpbusd form to apply: weights with a zero weight zero point (so that
 // w - zb fits int8 whatever the weights) and requantized output, and a whole-rows tile rows that
 // are whole tiles.
 Conv2dConfig default_depthwise_config(const Conv2dProblem& problem) {
   const bool zb_zero = std::all_of(problem.b_zero_points.begin(), problem.b_zero_points.end(),
                                    [](std::int32_t zb) { return zb == 0; });
-  const bool dot4 = zb_zero && problem.out_type != DType::s32;
+  const bool int8_form = zb_zero && problem.out_type != DType::s32;
+  const auto out_c = static_cast<std::size_t>(problem.out_c);
+  const bool rowdot_pairs = int8_form && detail::dw_rowdot_pixel_pairs(out_c) &&
+                            detail::dw_rowdot_applies(out_c, static_cast<std::size_t>(problem.kernel_w),
+                                                      static_cast<std::size_t>(problem.dilation_w),
+                                                      static_cast<std::size_t>(problem.stride_w),
+                                                      static_cast<std::size_t>(problem.out_w()));
   Conv2dConfig c;
   c.algo = ConvAlgo::depthwise;
   c.gemm.fuse_requant = true;
@@ -62,10 +69,14 @@ Conv2dConfig default_depthwise_config(const Conv2dProblem& problem) {
     for (std::size_t i = 0; i < row.dw_tiles.size(); ++i) {
       const detail::DwDefaultTile tile = row.dw_tiles[i];
       const bool last = i + 1 == row.dw_tiles.size();
-      if (tile.needs_dot4 && !dot4) continue;
+      if (tile.needs_int8_form && !int8_form) continue;
       if (tile.whole_rows && problem.out_w() % tile.width_tile != 0) continue;
-      if (!last && tile.channel_tile > problem.out_c) continue;
-      if (detail::find_dw_kernel(row.isa, tile.channel_tile, tile.width_tile, tile.needs_dot4) == nullptr) continue;
+      const bool in_pairs = rowdot_pairs && tile.needs_int8_form && tile.channel_tile > problem.out_c;
+      if (!last && tile.channel_tile > problem.out_c && !in_pairs) continue;
+      const detail::DwForm form = !tile.needs_int8_form ? detail::DwForm::general
+                                  : in_pairs            ? detail::DwForm::rowdot
+                                                        : detail::DwForm::dot4;
+      if (detail::find_dw_kernel(row.isa, tile.channel_tile, tile.width_tile, form) == nullptr) continue;
       c.gemm.isa = row.isa;
       c.dw_channel_tile = tile.channel_tile;
       c.dw_width_tile = tile.width_tile;
@@ -81,9 +92,10 @@ const std::vector<DepthwiseKernelInfo>& depthwise_kernels() {
   static const std::vector<DepthwiseKernelInfo> list = [] {
     std::vector<DepthwiseKernelInfo> out;
     for (const detail::DwKernel& k : detail::dw_kernel_registry()) {
+      const std::string form = k.form == detail::DwForm::general ? "" : detail::to_string(k.form);
       const std::string name = "q8-dwconv-" + std::to_string(k.channel_tile) + "c" + std::to_string(k.width_tile) +
-                               "w" + (k.dot4 ? "-dot4-" : "-") + std::string(to_string(k.isa));
-      out.push_back({k.isa, k.channel_tile, k.width_tile, k.dot4, name});
+                               "w-" + (form.empty() ? "" : form + "-") + std::string(to_string(k.isa));
+      out.push_back({k.isa, k.channel_tile, k.width_tile, form, name});
     }
     return out;
   }();

@@ -88,10 +88,11 @@ constexpr GemmTile kEightByEight[] = {{8, 8}};
 // tile_rows); 2 x 16 (AVX-512) or 2 x 8 (AVX2) channels keep 8 to 16 accumulators, the tiles that
 // measured best on MobileNetV2's depthwise layers. AVX-512: 8 pixels (16 accumulators, 10 input
 // vectors of a kernel row) beat 4 on every MobileNetV2 depthwise layer, each weight vector load
-// serving twice the pixels; the dot4 form of the 64-channel tile (4 pixels: its 4 accumulators per
-// pixel allow no more) is faster still where it applies and the channels are whole blocks of 64
-// (not where a 16-channel tail runs the general form, as in 56x56x144); channel tiles wider than
-// the layer leave lanes idle (112x112x32 on the 64-channel tile). Rows of 7 * 2^k pixels (every
+// serving twice the pixels; the vpdpbusd forms of the 64-channel tile (4 pixels: their 4
+// accumulators per pixel allow no more) are faster still where they apply: rowdot on every
+// MobileNetV2 depthwise layer, 112x112x32 included (in pixel pairs) and 56x56x144 despite its
+// 16-channel tail in the general form; channel tiles wider than the layer otherwise leave lanes
+// idle. Rows of 7 * 2^k pixels (every
 // MobileNetV2 depthwise layer) take 7 pixels: 8 and 4 recompute pixels of the 7, 14 and 28 wide
 // rows, and 7 is as fast as 8 on the 56 and 112 wide ones (figures: docs/measurements.md,
 // "Depthwise convolution").

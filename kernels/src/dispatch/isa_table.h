@@ -39,7 +39,7 @@ struct GemmTile {
 struct DwDefaultTile {
   int channel_tile = 0;
   int width_tile = 1;       // output pixels per step
-  bool needs_dot4 = false;  // only where the dot4 form applies (DwKernel::dot4)
+  bool needs_int8_form = false;  // only where a vpdpbusd form applies (DwForm dot4 or rowdot)
   bool whole_rows = false;  // only where the output rows are whole tiles (out_w % width_tile == 0)
 };
 

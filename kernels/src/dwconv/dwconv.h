@@ -40,10 +40,11 @@ struct DwRowArgs {
   // pixel affine_begin's (affine_taps, tap_count pointers) plus pixel_step bytes per pixel.
   std::size_t affine_begin = 0, affine_end = 0, pixel_step = 0;
   const std::uint8_t* const* affine_taps = nullptr;
-  // Dot4 kernels (DwKernel::dot4) read their own weight packing for the whole 64-channel blocks
-  // (see dwconv_avx512vnni.cc), [taps][channels_padded / 64][4][64] bytes, and `weights` for the
-  // rest; bias_term and plan come in their lane order (dw_dot4_channel).
-  const std::uint8_t* weights_dot4 = nullptr;
+  // The dot4 and rowdot forms (DwForm) read their own weight packing for their whole 64-lane
+  // blocks, and `weights` for the rest; bias_term and plan come in their lane order
+  // (dw_form_channel). dot4 (dwconv_avx512vnni.cc): [taps][channels_padded / 64][4][64] bytes;
+  // rowdot (dwconv_rowdot_avx512vnni.cc): [kernel rows][blocks][4][64] bytes.
+  const std::uint8_t* weights_bytes = nullptr;
   std::size_t tap_count = 0;
   std::size_t kernel_w = 0, stride_w = 1, dilation_w = 1;  // taps are [kh][kw], kernel_w per row
   std::size_t channels = 0;             // C_out
@@ -87,15 +88,23 @@ inline bool dw_tile_affine(const DwRowArgs& a, DwTile tile) {
   return tile.begin >= a.affine_begin && tile.begin + tile.width <= a.affine_end;
 }
 
+// The forms of a (isa, channel_tile, width_tile) tile. The general form takes every layer; the
+// others take vpdpbusd's u8 x s8 products, so DepthwiseConv runs one instead where the output is
+// requantized in the kernel and every w - zb fits int8: rowdot where its shapes allow
+// (dw_rowdot_applies), else dot4. Each reads the packing described in DwRowArgs.
+enum class DwForm : std::uint8_t {
+  general,
+  dot4,    // one vpdpbusd per tap and 16 channels of a 64-channel block (dwconv_avx512vnni.cc)
+  rowdot,  // one vpdpbusd per kernel row and 16 channels (dwconv_rowdot_avx512vnni.cc)
+};
+const char* to_string(DwForm form);
+
 struct DwKernel {
   Isa isa;
   int channel_tile;  // output channels per step (a multiple of the ISA's vector lanes)
   int width_tile;    // output pixels per step
   DwRowFn fn;
-  // The dot4 form of the (isa, channel_tile, width_tile) kernel, with the packing described in
-  // DwRowArgs: DepthwiseConv runs it instead of the general one when the output is requantized
-  // in the kernel and every w - zb fits int8.
-  bool dot4 = false;
+  DwForm form = DwForm::general;
   // Its fused epilogue takes a kFp32Centred plan's accumulators less each channel's origin X0
   // (folds_centred_origin_v): DepthwiseConv then folds X0 into the bias terms where that is exact
   // and otherwise gives the kernel no centred plan.
@@ -112,10 +121,41 @@ inline std::size_t dw_dot4_channel(std::size_t index, std::size_t channels) {
   return block + (k % 16) * 4 + k / 16;
 }
 
+// The rowdot form applies to 3-wide kernel rows with dilation 1 at stride 1 or 2, on layers of
+// at least 64 channels (whole 64-channel blocks; the rest runs the general form) or of exactly 32
+// at stride 1 and rows of two pixels or more, where a 64-byte block holds two adjacent pixels.
+bool dw_rowdot_applies(std::size_t channels, std::size_t kernel_w, std::size_t dilation_w, std::size_t stride_w,
+                       std::size_t out_w);
+// Whether a rowdot layer of `channels` runs in pixel pairs (the 32-channel case).
+inline bool dw_rowdot_pixel_pairs(std::size_t channels) { return channels == 32; }
+// Lane order of the rowdot form: lane i of accumulator k of a block holds, in 128-bit lane L = i / 4,
+// channel 16 L + 4 k + i % 4 of the block (the order the byte and word unpacks give and the packs
+// undo), its constants stored at index 16 k + i. In pixel pairs the block's 64 lanes are the two
+// pixels' 32 channels (L = 0, 1 and L = 2, 3), so there are 64 constants, the 32 channels' twice.
+// The constant index runs over dw_rowdot_lanes(channels); the channels after the last whole block
+// keep their order.
+inline std::size_t dw_rowdot_lanes(std::size_t channels) { return dw_rowdot_pixel_pairs(channels) ? 64 : channels; }
+inline std::size_t dw_rowdot_channel(std::size_t index, std::size_t channels) {
+  if (!dw_rowdot_pixel_pairs(channels) && index >= channels / 64 * 64) return index;
+  const std::size_t block = index / 64 * 64, k = index % 64 / 16, i = index % 16;
+  const std::size_t in_block = 16 * (i / 4) + 4 * k + i % 4;
+  return dw_rowdot_pixel_pairs(channels) ? in_block % 32 : block + in_block;
+}
+// The channel whose constants the kernel of `form` reads at `index`, and how many indices there are.
+std::size_t dw_form_channel(DwForm form, std::size_t index, std::size_t channels);
+std::size_t dw_form_lanes(DwForm form, std::size_t channels);
+
+// The pixels a kernel's row walk (dw_walk_row) takes per tile, from which DepthwiseConv knows the
+// tiles whose taps it must list: the width tile, or for rowdot pixel pairs twice it.
+inline std::size_t dw_walk_width(const DwKernel& kernel, std::size_t channels) {
+  const auto width = static_cast<std::size_t>(kernel.width_tile);
+  return kernel.form == DwForm::rowdot && dw_rowdot_pixel_pairs(channels) ? 2 * width : width;
+}
+
 // Every depthwise kernel compiled into this build, in the order of the instruction-set table
 // (dispatch/isa_table.h); each family's list is defined in its own translation unit.
 std::span<const DwKernel> dw_kernel_registry();
-// The general kernel of (isa, channel_tile, width_tile), or with dot4 its dot4 form; null if none.
-const DwKernel* find_dw_kernel(Isa isa, int channel_tile, int width_tile, bool dot4 = false);
+// The kernel of (isa, channel_tile, width_tile) in `form`; null if none.
+const DwKernel* find_dw_kernel(Isa isa, int channel_tile, int width_tile, DwForm form = DwForm::general);
 
 }  // namespace qtune::detail

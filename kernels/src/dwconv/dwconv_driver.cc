@@ -11,12 +11,17 @@ namespace qtune::detail {
 
 namespace {
 
-// The plan of `params` with its per-channel constants in the dot4 lane order (dw_dot4_channel).
-RequantParams dot4_order(const RequantParams& params) {
-  if (!params.per_channel()) return params;
+// The plan of `params` with its per-channel constants in the lane order of `form`
+// (dw_form_channel), one per index of dw_form_lanes.
+RequantParams in_lane_order(const RequantParams& params, DwForm form) {
+  if (!params.per_channel() || form == DwForm::general) return params;
+  const std::size_t lanes = dw_form_lanes(form, params.channels());
   RequantParams out = params;
-  for (std::size_t k = 0; k < params.channels(); ++k) {
-    const std::size_t c = dw_dot4_channel(k, params.channels());
+  out.scales.resize(lanes);
+  out.fixed.resize(lanes);
+  out.scales_f32.resize(lanes);
+  for (std::size_t k = 0; k < lanes; ++k) {
+    const std::size_t c = dw_form_channel(form, k, params.channels());
     out.scales[k] = params.scales[c];
     out.fixed[k] = params.fixed[c];
     out.scales_f32[k] = params.scales_f32[c];
@@ -51,20 +56,35 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
       fits_int8 = fits_int8 && w >= -128 && w <= 127;
     }
   }
-  // The dot4 form where the tile has one and its preconditions hold: fused requantized output, and
-  // weights that are int8 after subtracting their zero point (u8 x s8 products).
+  // A vpdpbusd form where the tile has one and its preconditions hold: fused requantized output,
+  // and weights that are int8 after subtracting their zero point (u8 x s8 products); rowdot where
+  // the layer's shape allows it, else dot4.
   if (fits_int8 && fuse_requant_ && problem.out_type != DType::s32) {
-    if (const DwKernel* dot4 = find_dw_kernel(config.gemm.isa, config.dw_channel_tile, config.dw_width_tile, true)) {
-      kernel_ = dot4;
+    const bool rowdot = dw_rowdot_applies(channels_, static_cast<std::size_t>(problem.kernel_w),
+                                          static_cast<std::size_t>(problem.dilation_w),
+                                          static_cast<std::size_t>(problem.stride_w), static_cast<std::size_t>(out_w_));
+    for (const DwForm form : {DwForm::rowdot, DwForm::dot4}) {
+      if (form == DwForm::rowdot && !rowdot) continue;
+      if (const DwKernel* k = find_dw_kernel(config.gemm.isa, config.dw_channel_tile, config.dw_width_tile, form)) {
+        kernel_ = k;
+        break;
+      }
     }
   }
+  const DwForm form = kernel_->form;
+  const std::size_t lanes = dw_form_lanes(form, channels_);
+  // Indices of the form's own blocks (the rest runs the general form in channel order).
+  const std::size_t block_lanes = form == DwForm::general ? 0
+                                  : form == DwForm::rowdot && dw_rowdot_pixel_pairs(channels_)
+                                      ? lanes
+                                      : channels_ / kDwDot4Block * kDwDot4Block;
 
   // The plan, in the kernel's lane order. A fused centred plan's origins X0 go into the bias terms
   // below where the kernel folds them and that is exact (centred_origin_foldable), with the largest
   // accumulator taps * max|a - za| * max|w'| + max|bias|; where it is not, no centred form.
   bool fold_origin = false;
   if (problem.out_type != DType::s32) {
-    const RequantParams requant = kernel_->dot4 ? dot4_order(problem.requant) : problem.requant;
+    const RequantParams requant = in_lane_order(problem.requant, form);
     plan_ = RequantPlan::make(requant, float_forms(kernel_->isa));
     if (plan_.mode == kFp32Centred && fuse_requant_ && kernel_->folds_centred_origin) {
       const double a_span = max_abs_offset(problem.a_type, problem.a_zero_point);
@@ -80,34 +100,47 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
   }
 
   // bias - za' * sum w' (less X0 where folded) in the kernel's lane order, za' the zero point of
-  // the bytes the kernel multiplies: the dot4 blocks flip s8 activations to u8 (+128), in wrapping
-  // int32 arithmetic.
-  const std::size_t dot4_channels = kernel_->dot4 ? channels_ / kDwDot4Block * kDwDot4Block : 0;
+  // the bytes the kernel multiplies: the vpdpbusd blocks flip s8 activations to u8 (+128), in
+  // wrapping int32 arithmetic.
   const bool flip = problem.a_type == DType::s8;
   bias_term_.assign(channels_padded_, 0);
-  for (std::size_t k = 0; k < channels_; ++k) {
-    const std::size_t c = kernel_->dot4 ? dw_dot4_channel(k, channels_) : k;
-    const auto za = static_cast<std::uint32_t>(problem.a_zero_point + (flip && c < dot4_channels ? 128 : 0));
+  for (std::size_t k = 0; k < lanes; ++k) {
+    const std::size_t c = dw_form_channel(form, k, channels_);
+    const auto za = static_cast<std::uint32_t>(problem.a_zero_point + (flip && k < block_lanes ? 128 : 0));
     const std::uint32_t b = problem.has_bias ? static_cast<std::uint32_t>(bias[c]) : 0u;
     const auto origin = static_cast<std::int32_t>(fold_origin ? plan_.fp32_origin[plan_.index(k)] : 0.0f);
     bias_term_[k] = static_cast<std::int32_t>(b - za * weight_sum[c] - static_cast<std::uint32_t>(origin));
   }
-  // General form, [tap][channels_padded]: uint16(w') in the low half of an int32 lane (the dot4
-  // form runs its channels after the last whole block this way too).
+  // General form, [tap][channels_padded]: uint16(w') in the low half of an int32 lane (the other
+  // forms run their channels after the last whole block this way too).
   weights_.assign(taps * channels_padded_, 0);
   for (std::size_t t = 0; t < taps; ++t) {
     for (std::size_t c = 0; c < channels_; ++c) {
       weights_[t * channels_padded_ + c] = static_cast<std::int32_t>(static_cast<std::uint16_t>(w_prime[t * channels_ + c]));
     }
   }
-  if (kernel_->dot4) {
+  if (form == DwForm::dot4) {
     // [tap][block of 64][j][64 bytes]: vector j holds channel 4i + j's weight in byte j of lane i.
-    weights_dot4_.assign(taps * channels_padded_ * 4, 0);
+    weights_bytes_.assign(taps * channels_padded_ * 4, 0);
     for (std::size_t t = 0; t < taps; ++t) {
-      for (std::size_t c = 0; c < dot4_channels; ++c) {
+      for (std::size_t c = 0; c < block_lanes; ++c) {
         const std::size_t block = c / kDwDot4Block, lane = c % kDwDot4Block / 4, j = c % 4;
-        weights_dot4_[((t * (channels_padded_ / kDwDot4Block) + block) * 4 + j) * 64 + lane * 4 + j] =
+        weights_bytes_[((t * (channels_padded_ / kDwDot4Block) + block) * 4 + j) * 64 + lane * 4 + j] =
             static_cast<std::uint8_t>(w_prime[t * channels_ + c]);
+      }
+    }
+  }
+  if (form == DwForm::rowdot) {
+    // [kernel row][block][k][64 bytes]: lane i of vector k holds the row's three weights of the
+    // channel at index 64 block + 16 k + i (dw_rowdot_channel) in its bytes 0..2, 0 in byte 3.
+    const std::size_t kernel_rows = taps / 3, blocks = block_lanes / 64;
+    weights_bytes_.assign(kernel_rows * blocks * 256, 0);
+    for (std::size_t r = 0; r < kernel_rows; ++r) {
+      for (std::size_t index = 0; index < block_lanes; ++index) {
+        const std::size_t c = dw_form_channel(form, index, channels_);
+        for (std::size_t m = 0; m < 3; ++m) {
+          weights_bytes_[(r * blocks * 64 + index) * 4 + m] = static_cast<std::uint8_t>(w_prime[(r * 3 + m) * channels_ + c]);
+        }
       }
     }
   }
@@ -125,7 +158,7 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
 }
 
 std::size_t DepthwiseConv::packed_weight_bytes() const {
-  return (weights_.size() + bias_term_.size()) * sizeof(std::int32_t) + weights_dot4_.size();
+  return (weights_.size() + bias_term_.size()) * sizeof(std::int32_t) + weights_bytes_.size();
 }
 
 void DepthwiseConv::run(const void* input, void* output) const {
@@ -167,7 +200,7 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
   thread_local std::vector<std::uint8_t> expanded;
   taps.assign(static_cast<std::size_t>(out_w_) * tap_count, nullptr);
   affine_taps.assign(tap_count, nullptr);
-  const auto width_tile = static_cast<std::size_t>(kernel_->width_tile);
+  const std::size_t width_tile = dw_walk_width(*kernel_, channels_);
   scratch.assign(!fuse_requant_ && p.out_type != DType::s32 ? static_cast<std::size_t>(out_w_) * channels_ : 0, 0);
   expanded.assign(multiplier_ > 1 ? kh_n * static_cast<std::size_t>(p.in_w) * channels_ : 0, 0);
   source_rows.assign(kh_n, nullptr);
@@ -186,7 +219,7 @@ void DepthwiseConv::run_rows(const std::uint8_t* input, std::uint8_t* output, st
   args.channels = channels_;
   args.channels_padded = channels_padded_;
   args.weights = weights_.data();
-  args.weights_dot4 = weights_dot4_.data();
+  args.weights_bytes = weights_bytes_.data();
   args.bias_term = bias_term_.data();
   args.signed_input = p.a_type == DType::s8;
   args.out_type = p.out_type;

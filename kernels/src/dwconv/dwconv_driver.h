@@ -18,8 +18,8 @@ class DepthwiseConv {
                 const std::int32_t* bias);
   void run(const void* input, void* output) const;
   std::size_t packed_weight_bytes() const;
-  // Whether the dot4 form of the configured tile runs (DwKernel::dot4).
-  bool uses_dot4() const { return kernel_->dot4; }
+  // The form of the configured tile that runs (DwForm).
+  DwForm form() const { return kernel_->form; }
 
  private:
   void run_rows(const std::uint8_t* input, std::uint8_t* output, std::int64_t row_begin, std::int64_t row_end) const;
@@ -31,7 +31,7 @@ class DepthwiseConv {
   std::int64_t out_h_ = 0, out_w_ = 0, multiplier_ = 1;
   std::size_t channels_ = 0, channels_padded_ = 0;
   std::vector<std::int32_t> weights_;    // [tap][channels_padded]: uint16(w - zb) in the low half
-  std::vector<std::uint8_t> weights_dot4_;  // the dot4 form's instead (DwRowArgs::weights_dot4)
+  std::vector<std::uint8_t> weights_bytes_;  // the dot4 or rowdot form's (DwRowArgs::weights_bytes)
   std::vector<std::int32_t> bias_term_;  // [channels_padded]: bias - za' * sum_t (w - zb), in the kernel's lane order
   std::vector<std::uint8_t> zero_row_;   // in_w x channels bytes equal to the input zero point
   std::size_t affine_begin_ = 0, affine_end_ = 0;  // output pixels without horizontal padding

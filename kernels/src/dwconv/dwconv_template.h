@@ -287,9 +287,10 @@ void dw_row(const DwRowArgs& args) {
 
 }  // namespace qtune::detail
 
-// One registry entry: DwKernel{isa, channel tile, width tile, row function, no dot4, folding}.
+// One registry entry: DwKernel{isa, channel tile, width tile, row function, general form, folding}.
 #define QTUNE_DW_KERNEL(Traits, ChannelTile, WidthTile)                                                  \
   ::qtune::detail::DwKernel {                                                                          \
-    Traits::kIsa, ChannelTile, WidthTile, &::qtune::detail::dw_row<Traits, ChannelTile, WidthTile>, false, \
+    Traits::kIsa, ChannelTile, WidthTile, &::qtune::detail::dw_row<Traits, ChannelTile, WidthTile>,         \
+        ::qtune::detail::DwForm::general,                                                              \
         ::qtune::detail::folds_centred_origin_v<Traits>                                                \
   }

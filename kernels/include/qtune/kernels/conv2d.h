@@ -58,12 +58,14 @@ struct Conv2dConfig {
 
 // A direct depthwise kernel compiled into this build (runnable here or not). Names follow the
 // GEMM microkernels' style: "q8-dwconv-32c4w-avx512vnni" computes 32 channels x 4 output pixels
-// per step for u8 or s8 activations on AVX-512 VNNI; "-dot4" marks the vpdpbusd form that
-// DepthwiseConv runs in place of the general kernel of the same tile where it applies.
+// per step for u8 or s8 activations on AVX-512 VNNI; "-dot4" and "-rowdot" mark the vpdpbusd
+// forms that the operator runs in place of the general kernel of the same tile where they apply
+// (fused requantization, weights within int8 less their zero point; rowdot: 3-wide kernels at
+// stride 1 or 2, 64 channels or more or 32 at stride 1).
 struct DepthwiseKernelInfo {
   Isa isa;
   int channel_tile = 0, width_tile = 0;
-  bool dot4 = false;
+  std::string form;  // empty for the general kernel, else "dot4" or "rowdot"
   std::string name;
 };
 // Every depthwise kernel compiled in, in the order of the instruction-set table; filter with

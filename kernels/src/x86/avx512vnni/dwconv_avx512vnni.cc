@@ -7,6 +7,7 @@
 
 #include "dwconv/dwconv_template.h"
 #include "x86/avx512vnni/dwconv_avx512_tiles.h"
+#include "x86/avx512vnni/dwconv_rowdot_avx512vnni.h"
 
 namespace qtune::detail {
 namespace {
@@ -38,7 +39,7 @@ struct DwDot4RowKernel {
     }
     const std::uint8_t* const* taps = Affine ? a.affine_taps : a.taps + ow0 * a.tap_count;
     const std::size_t offset = Affine ? (ow0 - a.affine_begin) * a.pixel_step + c0 : c0;
-    const std::uint8_t* weights = a.weights_dot4 + c0 * 4;
+    const std::uint8_t* weights = a.weights_bytes + c0 * 4;
     const Vec flip = _mm512_set1_epi8(static_cast<char>(0x80));
     for (std::size_t t = 0; t < a.tap_count; ++t) {
       const std::uint8_t* w_tap = weights + t * a.channels_padded * 4;
@@ -112,9 +113,13 @@ void dw_dot4_row(const DwRowArgs& args) {
 constexpr std::array kAvx512Kernels = {
     QTUNE_AVX512_DW_GENERAL_KERNELS,
     // The dot4 form requantizes in its own epilogue (fused only), folded like the general form's.
-    DwKernel{Isa::avx512vnni, 64, 1, &dw_dot4_row<1>, true, true},
-    DwKernel{Isa::avx512vnni, 64, 2, &dw_dot4_row<2>, true, true},
-    DwKernel{Isa::avx512vnni, 64, 4, &dw_dot4_row<4>, true, true},
+    DwKernel{Isa::avx512vnni, 64, 1, &dw_dot4_row<1>, DwForm::dot4, true},
+    DwKernel{Isa::avx512vnni, 64, 2, &dw_dot4_row<2>, DwForm::dot4, true},
+    DwKernel{Isa::avx512vnni, 64, 4, &dw_dot4_row<4>, DwForm::dot4, true},
+    // The rowdot form likewise (dwconv_rowdot_avx512vnni.cc).
+    DwKernel{Isa::avx512vnni, 64, 1, &dw_rowdot_row<1>, DwForm::rowdot, true},
+    DwKernel{Isa::avx512vnni, 64, 2, &dw_rowdot_row<2>, DwForm::rowdot, true},
+    DwKernel{Isa::avx512vnni, 64, 4, &dw_rowdot_row<4>, DwForm::rowdot, true},
 };
 
 }  // namespace
