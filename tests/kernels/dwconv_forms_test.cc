@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "conv2d_test_support.h"
@@ -46,50 +48,39 @@ Conv2dConfig tile64(bool fuse) {
   return c;
 }
 
+using LaneOrder = std::size_t (*)(std::size_t index, std::size_t channels);
+
+// The channel of each {index, channel} of `expected`, and that indices [0, lanes) name every
+// channel `times` times.
+void expect_lane_order(LaneOrder order, std::size_t channels, std::size_t lanes,
+                       std::initializer_list<std::pair<std::size_t, std::size_t>> expected, int times) {
+  for (const auto& [index, channel] : expected) EXPECT_EQ(order(index, channels), channel) << "index " << index;
+  std::vector<int> seen(channels, 0);
+  for (std::size_t k = 0; k < lanes; ++k) ++seen.at(order(k, channels));
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), times), static_cast<std::ptrdiff_t>(channels));
+}
+
 TEST(DwForms, Dot4LaneOrderIsChannelFourIPlusJInWholeBlocks) {
   // Index 16j + i of a whole block holds channel 4i + j; the channels after it keep their order.
-  EXPECT_EQ(detail::dw_dot4_channel(0, 150), 0u);
-  EXPECT_EQ(detail::dw_dot4_channel(1, 150), 4u);
-  EXPECT_EQ(detail::dw_dot4_channel(15, 150), 60u);
-  EXPECT_EQ(detail::dw_dot4_channel(16, 150), 1u);
-  EXPECT_EQ(detail::dw_dot4_channel(63, 150), 63u);
-  EXPECT_EQ(detail::dw_dot4_channel(64 + 17, 150), 64u + 5u);
-  EXPECT_EQ(detail::dw_dot4_channel(128, 150), 128u);
-  EXPECT_EQ(detail::dw_dot4_channel(149, 150), 149u);
+  expect_lane_order(detail::dw_dot4_channel, 150, 150,
+                    {{0, 0}, {1, 4}, {15, 60}, {16, 1}, {63, 63}, {64 + 17, 64 + 5}, {128, 128}, {149, 149}}, 1);
   EXPECT_EQ(detail::dw_dot4_channel(17, 63), 17u);  // no whole block
-  std::vector<int> seen(150, 0);
-  for (std::size_t k = 0; k < 150; ++k) ++seen.at(detail::dw_dot4_channel(k, 150));
-  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 150);  // a permutation
 }
 
 TEST(DwForms, RowdotLaneOrderIsTheUnpacksOrder) {
   // Index 16k + i of a whole block holds channel 16 (i / 4) + 4k + i % 4.
-  EXPECT_EQ(detail::dw_rowdot_channel(0, 150), 0u);
-  EXPECT_EQ(detail::dw_rowdot_channel(3, 150), 3u);
-  EXPECT_EQ(detail::dw_rowdot_channel(4, 150), 16u);
-  EXPECT_EQ(detail::dw_rowdot_channel(15, 150), 51u);
-  EXPECT_EQ(detail::dw_rowdot_channel(16, 150), 4u);
-  EXPECT_EQ(detail::dw_rowdot_channel(63, 150), 63u);
-  EXPECT_EQ(detail::dw_rowdot_channel(64 + 20, 150), 64u + 20u);  // k = 1, i = 4: 16 + 4
-  EXPECT_EQ(detail::dw_rowdot_channel(64 + 21, 150), 64u + 21u);
-  EXPECT_EQ(detail::dw_rowdot_channel(64 + 16, 150), 64u + 4u);
-  EXPECT_EQ(detail::dw_rowdot_channel(128, 150), 128u);
-  EXPECT_EQ(detail::dw_rowdot_channel(149, 150), 149u);
   EXPECT_EQ(detail::dw_rowdot_lanes(150), 150u);
-  std::vector<int> seen(150, 0);
-  for (std::size_t k = 0; k < 150; ++k) ++seen.at(detail::dw_rowdot_channel(k, 150));
-  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 150);  // a permutation
+  expect_lane_order(detail::dw_rowdot_channel, 150, 150,
+                    {{0, 0}, {3, 3}, {4, 16}, {15, 51}, {16, 4}, {63, 63}, {64 + 20, 64 + 20}, {64 + 16, 64 + 4},
+                     {128, 128}, {149, 149}},
+                    1);
   // Pixel pairs: 64 indices, the 32 channels of each pixel in 128-bit lanes 0-1 and 2-3.
   ASSERT_EQ(detail::dw_rowdot_lanes(32), 64u);
-  std::vector<int> pairs(32, 0);
+  expect_lane_order(detail::dw_rowdot_channel, 32, 64, {{4, 16}, {8, 0}, {16 + 13, 21}}, 2);
   for (std::size_t k = 0; k < 64; ++k) {
-    const std::size_t c = detail::dw_rowdot_channel(k, 32);
-    ++pairs.at(c);
-    EXPECT_EQ(c, detail::dw_rowdot_channel(k % 16 < 8 ? k + 8 : k - 8, 32)) << k;  // lane L and L + 2 alike
+    const std::size_t twin = k % 16 < 8 ? k + 8 : k - 8;  // lane i of 128-bit lane L and L + 2
+    EXPECT_EQ(detail::dw_rowdot_channel(k, 32), detail::dw_rowdot_channel(twin, 32)) << k;
   }
-  EXPECT_EQ(std::count(pairs.begin(), pairs.end(), 2), 32);
-  EXPECT_EQ(detail::dw_rowdot_channel(4, 32), 16u);
-  EXPECT_EQ(detail::dw_rowdot_channel(8, 32), 0u);
 }
 
 TEST(DwForms, RowdotAppliesToThreeWideRowsAtStrideOneOrTwo) {
