@@ -12,4 +12,10 @@ void parallel_for(std::size_t tasks, int threads, const std::function<void(std::
   detail::ThreadPool::global().parallel_for(tasks, threads, fn);
 }
 
+ScopedParallelRunner::ScopedParallelRunner(const ParallelRunner& runner) : previous_(detail::t_runner) {
+  detail::t_runner = &runner;
+}
+
+ScopedParallelRunner::~ScopedParallelRunner() { detail::t_runner = previous_; }
+
 }  // namespace qtune

@@ -7,6 +7,9 @@
 #include <new>
 
 namespace qtune::detail {
+
+thread_local const ParallelRunner* t_runner = nullptr;
+
 namespace {
 thread_local bool t_inside_pool_task = false;
 
@@ -160,6 +163,10 @@ void ThreadPool::parallel_for(std::size_t tasks, int threads, const std::functio
     for (std::size_t t = 0; t < tasks; ++t) fn(t, 0);
     return;
   }
+  if (t_runner != nullptr) {
+    run_on_runner(*t_runner, tasks, helpers + 1, fn);
+    return;
+  }
   // (Ranges hold task indices in half a word: a larger job runs as several.)
   for (std::size_t first = 0; first < tasks; first += kMaxTasksPerJob) {
     const std::size_t count = std::min(kMaxTasksPerJob, tasks - first);
@@ -169,6 +176,24 @@ void ThreadPool::parallel_for(std::size_t tasks, int threads, const std::functio
       run_job(count, helpers, [&](std::size_t task, int thread) { fn(first + task, thread); });
     }
   }
+}
+
+void ThreadPool::run_on_runner(const ParallelRunner& runner, std::size_t tasks, int threads,
+                               const std::function<void(std::size_t, int)>& fn) {
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  runner(tasks, threads, [&](std::size_t task) {
+    const bool was_inside = t_inside_pool_task;
+    t_inside_pool_task = true;  // work the task starts runs inline
+    try {
+      fn(task, 0);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+    }
+    t_inside_pool_task = was_inside;
+  });
+  if (error) std::rethrow_exception(error);
 }
 
 void ThreadPool::run_job(std::size_t tasks, int helpers, const std::function<void(std::size_t, int)>& fn) {

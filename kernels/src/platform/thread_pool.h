@@ -25,7 +25,12 @@
 #include <thread>
 #include <vector>
 
+#include "qtune/kernels/parallel.h"
+
 namespace qtune::detail {
+
+// The runner of this thread's innermost ScopedParallelRunner, else null.
+extern thread_local const ParallelRunner* t_runner;
 
 class ThreadPool {
  public:
@@ -52,6 +57,9 @@ class ThreadPool {
   void worker_loop(int index, std::uint64_t seen);  // seen: the last job word before this worker existed
   void run_tasks(int thread);
   void run_job(std::size_t tasks, int helpers, const std::function<void(std::size_t, int)>& fn);
+  // The job on another engine's workers (ScopedParallelRunner).
+  static void run_on_runner(const ParallelRunner& runner, std::size_t tasks, int threads,
+                            const std::function<void(std::size_t, int)>& fn);
 
   // A job is published as one word, generation << 8 | participants, so that a worker reads which
   // job it sees and whether it takes part in it in one atomic load.
