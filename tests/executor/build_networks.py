@@ -17,6 +17,8 @@ inside the graph and is meant to be run by onnxruntime (run_onnxruntime.js) for 
   build_networks.py input OUT.npy --shape 1,3,224,224 [--seed S] [--range LO,HI | --network NAME]
       a float32 random image, uniform in LO..HI (default: the range the networks' input quantization
       covers, -1..1; resnet50's is the ImageNet-normalized -2.1179..2.6400)
+  build_networks.py edit MODEL.onnx OUT.onnx --op OP [--string NAME=VALUE] [--int NAME=V] [--ints NAME=V1,V2]
+      the model with attributes of its first OP node changed (the bad-input tests of qtune's nodes)
   build_networks.py list
       the network names and the edge kinds, one per line
 
@@ -764,6 +766,24 @@ def make_input(args):
     np.save(args.out, np.random.default_rng(args.seed).uniform(lo, hi, size=shape).astype(np.float32))
 
 
+def edit_node(args):
+    """Changes attributes of the first node of an op type (the bad-input tests of qtune's nodes)."""
+    model = onnx.load(args.model)
+    node = next(n for n in model.graph.node if n.op_type == args.op)
+    edits = [(t, "string") for t in args.string] + [(t, "int") for t in args.int] + [(t, "ints") for t in args.ints]
+    for text, kind in edits:
+        name, value = text.split("=", 1)
+        attribute = next(a for a in node.attribute if a.name == name)
+        if kind == "string":
+            attribute.s = value.encode()
+        elif kind == "int":
+            attribute.i = int(value)
+        else:
+            del attribute.ints[:]
+            attribute.ints.extend(int(v) for v in value.split(",") if v)
+    onnx.save(model, args.out)
+
+
 def list_names(args):
     print("\n".join(list(NETWORKS) + list(EDGES)))
 
@@ -791,6 +811,14 @@ def main():
     p.add_argument("--range", default="-1,1", help="LO,HI of the uniform distribution")
     p.add_argument("--network", choices=list(NETWORKS), help="the range of this network's input quantization")
     p.set_defaults(run=make_input)
+    p = sub.add_parser("edit")
+    p.add_argument("model")
+    p.add_argument("out")
+    p.add_argument("--op", required=True, help="the first node of this op type is changed")
+    p.add_argument("--string", action="append", default=[], help="NAME=VALUE: a string attribute's new value")
+    p.add_argument("--int", action="append", default=[], help="NAME=V: an int attribute's new value")
+    p.add_argument("--ints", action="append", default=[], help="NAME=V1,V2,...: an ints attribute's new values")
+    p.set_defaults(run=edit_node)
     p = sub.add_parser("list")
     p.set_defaults(run=list_names)
     args = parser.parse_args()

@@ -30,6 +30,13 @@ inline std::string dims(const std::vector<std::int64_t>& shape) {
   return out;
 }
 
+// One of build_networks.py's networks in one form at one image size, as a test parameter.
+struct NetworkCase {
+  std::string network, form;
+  int image;
+  std::string name() const { return network + "_" + form + "_" + std::to_string(image); }
+};
+
 // Runs the model in onnxruntime on the given .npy inputs; its outputs land in `dir`.
 inline void run_onnxruntime(const std::string& model, const std::vector<std::pair<std::string, std::string>>& inputs,
                             const std::string& dir, int threads) {

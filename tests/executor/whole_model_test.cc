@@ -24,6 +24,7 @@ using qtune::executor::Tensor;
 
 using qtune::testing::build;
 using qtune::testing::dims;
+using qtune::testing::NetworkCase;
 using qtune::testing::run_onnxruntime;
 
 // "" when equal, else the count of differing elements and the first one.
@@ -128,12 +129,6 @@ void check_against_onnxruntime(const std::string& build_arguments, const std::st
     }
   }
 }
-
-struct NetworkCase {
-  std::string network, form;
-  int image;
-  std::string name() const { return network + "_" + form + "_" + std::to_string(image); }
-};
 
 class Network : public ::testing::TestWithParam<NetworkCase> {};
 
