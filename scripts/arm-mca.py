@@ -34,10 +34,14 @@ from dataclasses import dataclass, field
 CORES = ["neoverse-n1", "neoverse-n2", "neoverse-v1", "cortex-a55"]
 # qtune's modes (kernels/include/qtune/kernels/quant.h); XNNPACK's kernels have one each (fp32 or
 # rndnu), named in their symbols.
-QTUNE_MODES = ["tflite", "arm", "upward", "tonearest", "fp32"]
+# "MODE/any" is a fixed-point mode's general form, for plans with a scale of 1/2 or more (tflite,
+# upward) or of 1 or more (arm); the plain name is the short form every trained layer's scales take
+# (arm/neon/requant_neon.h).
+QTUNE_MODES = ["tflite", "arm", "upward", "tonearest", "fp32", "tflite/any", "arm/any", "upward/any"]
 # Which XNNPACK epilogue is the closest to each qtune mode: the fixed-point modes against rndnu
 # (sqdmulh + rounding shift), fp32 against fp32.
-CLOSEST_XNNPACK_MODE = {"tflite": "rndnu", "arm": "rndnu", "upward": "rndnu", "tonearest": "rndnu", "fp32": "fp32"}
+CLOSEST_XNNPACK_MODE = {"tflite": "rndnu", "arm": "rndnu", "upward": "rndnu", "tonearest": "rndnu", "fp32": "fp32",
+                        "tflite/any": "rndnu", "arm/any": "rndnu", "upward/any": "rndnu"}
 WHOLE_CALL_K = [64, 256, 1152]
 # A depthwise "call" in the tables: one whole tile of a 3x3 kernel.
 DEPTHWISE_TAPS = 9
@@ -206,8 +210,9 @@ def ops_text(body):
 
 
 # The instruction that only each mode's requantization has.
-MODE_MARKERS = [("sqrdmulh", "4s", ("tflite", "arm")), ("smull2", "2d", ("upward", "tonearest")),
-                ("scvtf", "4s", ("fp32",)), ("sqdmulh", "4s", ("rndnu",))]
+MODE_MARKERS = [("sqrdmulh", "4s", ("tflite", "arm", "tflite/any", "arm/any")),
+                ("smull2", "2d", ("upward/any", "tonearest")), ("scvtf", "4s", ("fp32",)),
+                ("sqdmulh", "4s", ("rndnu", "upward"))]
 
 
 def signature(mode, body):
@@ -218,12 +223,19 @@ def signature(mode, body):
     # Code that also holds another mode's core instruction is a switch over modes, not one epilogue.
     if any(has(op, arr) for op, arr, modes in MODE_MARKERS if mode not in modes):
         return 0
-    if mode in ("tflite", "arm"):
+    if mode in ("tflite", "arm", "tflite/any", "arm/any"):
         if not has("sqrdmulh", "4s") or not has("srshl", "4s"):
             return 0
-        fixup = has("sqadd", "4s")
-        return n("sqrdmulh", "4s") if fixup == (mode == "tflite") else 0
-    if mode in ("upward", "tonearest"):
+        fixup = has("ssra", "4s")
+        general = has("sshl", "4s")
+        if fixup != mode.startswith("tflite") or general != mode.endswith("/any"):
+            return 0
+        return n("sqrdmulh", "4s")
+    if mode == "upward":
+        if not has("sqdmulh", "4s") or not has("srshl", "4s") or has("sqshl"):
+            return 0
+        return n("sqdmulh", "4s")
+    if mode in ("upward/any", "tonearest"):
         if not has("srshl", "2d") or not has("smull2", "2d"):
             return 0
         nearest = has("ssra", "2d")
@@ -279,8 +291,9 @@ def epilogue(functions, mode, k_body, tile_vectors=None, straight_line=False):
                 best = (loop.body, 4 * vectors)
     if best:
         return best
-    first_op = {"tflite": "sqrdmulh", "arm": "sqrdmulh", "upward": "smull2", "tonearest": "smull2",
-                "fp32": "scvtf", "rndnu": "sqdmulh"}[mode]
+    first_op = {"tflite": "sqrdmulh", "arm": "sqrdmulh", "upward": "sqdmulh", "tonearest": "smull2",
+                "fp32": "scvtf", "rndnu": "sqdmulh", "tflite/any": "sshl", "arm/any": "sshl",
+                "upward/any": "smull2"}[mode]
     for insns in functions:
         targets = {i.target for i in insns if i.target is not None}
         for n, insn in enumerate(insns):
@@ -503,7 +516,10 @@ def markdown(predictions, command, xnnpack_note):
            "  branches not taken, up to the next backward branch; where GCC moved the stores behind",
            "  a backward jump they are left out), simulated as a loop by llvm-mca, so that registers",
            "  the code reuses can chain one tile into the next. `calls` counts `bl` per 16 outputs in",
-           "  it: llvm-mca costs a call as a branch only, not the callee.",
+           "  it: llvm-mca costs a call as a branch only, not the callee. `tflite`, `arm` and `upward`",
+           "  are the short forms a plan takes when its scales are those of trained layers (every",
+           "  scale below 1/2; for arm below 1); `MODE/any` is the general form the tile runs for any",
+           "  other plan (arm/neon/requant_neon.h). The depthwise kernels have the general forms only.",
            "- **whole call**: k-loop iterations for K plus the tile's MR x NR outputs through the",
            "  epilogue; packing, set-up and the loop's exit are not counted.",
            "- **depthwise** (`dw-neon Cc x Wpx`, u8 and s8 inputs): the k-loop is the tap loop of the",

@@ -38,6 +38,10 @@ struct GemmCase {
   bool per_channel_requant = true;
   bool narrow_clamp = false;  // qmin/qmax inside the type's range (a fused ReLU6-like clamp)
   bool relu = false;          // the zero point at qmin (a fused ReLU: no result below it survives)
+  // Scales from 1/4 to 16 over small operands, so that outputs still spread over the 8-bit range:
+  // left shifts, scales of 1/2 to 1 and below 1/2 side by side in one plan (the general forms of
+  // the Arm epilogues, arm/neon/requant_neon.h); the other draws' scales all lie below 1/2.
+  bool scales_around_one = false;
   std::size_t lda_pad = 0, ldc_pad = 0;
   std::uint64_t seed = 1;
 
@@ -48,7 +52,7 @@ struct GemmCase {
       << " bias=" << (has_bias ? (wide_bias ? "wide" : "yes") : "no") << " out=" << to_string(out_type);
     if (out_type != DType::s32) {
       s << " round=" << to_string(mode) << (per_channel_requant ? " per-channel" : " per-tensor")
-        << (narrow_clamp ? " narrow-clamp" : "") << (relu ? " relu" : "");
+        << (narrow_clamp ? " narrow-clamp" : "") << (relu ? " relu" : "") << (scales_around_one ? " scales~1" : "");
     }
     s << " lda+" << lda_pad << " ldc+" << ldc_pad << " seed=" << seed;
     return s.str();
@@ -82,13 +86,14 @@ inline GemmData make_gemm_data(const GemmCase& t) {
   p.k = t.k;
   p.a_type = t.a_type;
   const bool a_signed = t.a_type == DType::s8;
-  p.a_zero_point = t.a_zero_point_nonzero ? (a_signed ? uniform(-128, 127) | 1 : uniform(1, 255)) : 0;
+  const bool small = t.scales_around_one;
+  p.a_zero_point = !t.a_zero_point_nonzero ? 0 : small ? uniform(1, 4) : (a_signed ? uniform(-128, 127) | 1 : uniform(1, 255));
   switch (t.b_zero_points) {
     case ZeroPoints::zero: p.b_zero_points = {0}; break;
-    case ZeroPoints::per_tensor: p.b_zero_points = {uniform(-128, 127) | 1}; break;
+    case ZeroPoints::per_tensor: p.b_zero_points = {small ? uniform(-3, 3) | 1 : uniform(-128, 127) | 1}; break;
     case ZeroPoints::per_channel:
       p.b_zero_points.resize(static_cast<std::size_t>(t.n));
-      for (auto& z : p.b_zero_points) z = uniform(-128, 127);
+      for (auto& z : p.b_zero_points) z = small ? uniform(-3, 3) : uniform(-128, 127);
       p.b_zero_points[0] = p.b_zero_points[0] == 0 ? 3 : p.b_zero_points[0];  // at least one != 0
       break;
   }
@@ -99,7 +104,9 @@ inline GemmData make_gemm_data(const GemmCase& t) {
     const double typical = 74.0 * 74.0 * std::sqrt(static_cast<double>(t.k)) + 1;
     const std::size_t channels = t.per_channel_requant ? static_cast<std::size_t>(t.n) : 1;
     std::vector<double> scales(channels);
-    for (auto& s : scales) s = 60.0 / typical * std::ldexp(1.0, uniform(-2, 2)) * (1 + uniform(0, 1000) / 1000.0);
+    for (auto& s : scales) {
+      s = (small ? 1.0 : 60.0 / typical) * std::ldexp(1.0, uniform(-2, small ? 3 : 2)) * (1 + uniform(0, 1000) / 1000.0);
+    }
     const bool out_signed = t.out_type == DType::s8;
     std::int32_t qmin = out_signed ? -128 : 0, qmax = out_signed ? 127 : 255;
     if (t.narrow_clamp) {
@@ -114,12 +121,12 @@ inline GemmData make_gemm_data(const GemmCase& t) {
   d.ldb = static_cast<std::size_t>(t.n);
   d.ldc = static_cast<std::size_t>(t.n) + t.ldc_pad;
   d.a.resize(static_cast<std::size_t>(t.m) * d.lda);
-  for (auto& v : d.a) v = static_cast<std::uint8_t>(uniform(0, 255));
+  for (auto& v : d.a) v = static_cast<std::uint8_t>(small ? uniform(0, 6) : uniform(0, 255));
   d.b.resize(static_cast<std::size_t>(t.k * t.n));
-  for (auto& v : d.b) v = static_cast<std::int8_t>(uniform(-128, 127));
+  for (auto& v : d.b) v = static_cast<std::int8_t>(small ? uniform(-6, 6) : uniform(-128, 127));
   if (t.has_bias) {
     d.bias.resize(static_cast<std::size_t>(t.n));
-    for (auto& v : d.bias) v = t.wide_bias ? uniform(INT32_MIN, INT32_MAX) : uniform(-20000, 20000);
+    for (auto& v : d.bias) v = t.wide_bias ? uniform(INT32_MIN, INT32_MAX) : small ? uniform(-50, 50) : uniform(-20000, 20000);
   }
   return d;
 }

@@ -143,6 +143,38 @@ TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
   }
 }
 
+// Plans whose scales reach 1/2 and beyond (left shifts, r = 0) next to small ones, in every mode:
+// the Arm epilogues' general forms, which the quantization sweep's scales (all below 1/2) never
+// take (arm/neon/requant_neon.h). Arm families only so far.
+TEST_P(GemmVariants, BitExactWithScalesAroundOne) {
+  const VariantParam& v = GetParam();
+  if (v.uk.isa != Isa::neon && v.uk.isa != Isa::dotprod && v.uk.isa != Isa::i8mm) {
+    GTEST_SKIP() << "Arm families only";
+  }
+  QTUNE_SKIP_UNLESS_USABLE(v.uk.isa);
+  if (v.out_type == DType::s32) GTEST_SKIP() << "no requantization";
+  const GemmConfig config = config_for(v.uk, v.pack_a, v.fuse);
+  std::uint64_t seed = 500;
+  for (RoundingMode mode : kAllRoundingModes) {
+    for (bool per_channel : {false, true}) {
+      GemmCase t;
+      t.m = 2 * v.uk.mr + 1;
+      t.n = 2 * v.uk.nr + 3;
+      t.k = 37;
+      t.a_type = v.a_type;
+      t.out_type = v.out_type;
+      t.b_zero_points = per_channel ? ZeroPoints::per_channel : ZeroPoints::per_tensor;
+      t.mode = mode;
+      t.per_channel_requant = per_channel;
+      t.scales_around_one = true;
+      t.narrow_clamp = (seed % 3) == 0;
+      t.seed = seed++;
+      expect_gemm_matches_reference(t, config);
+    }
+    if (HasFailure()) return;
+  }
+}
+
 // ---- in-tile row sums ----------------------------------------------------------------------------
 // The microkernels that sum A's rows themselves (GemmUkernel::fn_row_sums) run only with A in place,
 // a weight zero point, one K block and shapes where tile_row_sums_pay: K from one partial chunk to

@@ -174,13 +174,6 @@ struct ArmGemmTile {
     if (n & 1) vst1q_lane_u8(dst, b, 0);
   }
 
-  // Values lie within the output type: truncating narrows keep both u8 and s8 bit patterns.
-  __attribute__((always_inline)) static inline uint8x16_t narrow16(int32x4_t a, int32x4_t b, int32x4_t c,
-                                                                  int32x4_t d) {
-    return vuzp1q_u8(vreinterpretq_u8_s16(vuzp1q_s16(vreinterpretq_s16_s32(a), vreinterpretq_s16_s32(b))),
-                     vreinterpretq_u8_s16(vuzp1q_s16(vreinterpretq_s16_s32(c), vreinterpretq_s16_s32(d))));
-  }
-
   // Whole rows of one or two vectors share a 16-byte vector: kRowsPerStore of them.
   static constexpr int kRowsPerStore = kVecs <= 2 && kMr % (4 / kVecs) == 0 ? 4 / kVecs : 1;
 
@@ -198,13 +191,14 @@ struct ArmGemmTile {
     }
   }
 
-  // The first n (<= kNr) bytes of a requantized row (uzp1 narrows two vectors at once).
+  // The first n (<= kNr) bytes of a row of neon::epilogue4 values.
+  template <RoundingMode Mode, bool Plain>
   __attribute__((always_inline)) static inline void store_row(std::uint8_t* dst, const int32x4_t (&q)[kVecs],
-                                                              std::size_t n) {
+                                                              const neon::OutputLanes& out, std::size_t n) {
 #pragma GCC unroll 4
     for (int j = 0; j < kVecs; j += 4, dst += 16, n -= 16) {
       const auto at = [&](int k) { return q[std::min(j + k, kVecs - 1)]; };
-      const uint8x16_t b = narrow16(at(0), at(1), at(2), at(3));
+      const uint8x16_t b = neon::epilogue_bytes16<Mode, Plain>(at(0), at(1), at(2), at(3), out);
       if (n < 16) return store_bytes(dst, b, n);
       vst1q_u8(dst, b);
       if (n == 16) return;
@@ -214,32 +208,35 @@ struct ArmGemmTile {
   // The tile's constants, one RequantLanes per channel block, loaded once per tile and then held in
   // registers: reloaded from the stack for every vector they cost more than the requantization
   // itself (docs/arm-static-analysis.md).
-  template <RoundingMode Mode>
-  __attribute__((always_inline)) static inline void load_lanes(neon::RequantLanes<Mode> (&lanes)[kVecs],
+  template <RoundingMode Mode, bool Plain>
+  __attribute__((always_inline)) static inline void load_lanes(neon::RequantLanes<Mode, Plain> (&lanes)[kVecs],
                                                                const GemmUkernelArgs& args) {
     const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
 #pragma GCC unroll 4
-    for (int j = 0; j < kVecs; ++j) lanes[j] = neon::load_requant_lanes<Mode>(plan, args.channel + 4 * j);
+    for (int j = 0; j < kVecs; ++j) lanes[j] = neon::load_requant_lanes<Mode, Plain>(plan, args.channel + 4 * j);
   }
 
-  template <RoundingMode Mode>
+  template <RoundingMode Mode, bool Plain>
   __attribute__((always_inline)) static inline void write_row(const int32x4_t (&acc)[kVecs],
-                                                              const neon::RequantLanes<Mode> (&lanes)[kVecs],
-                                                              std::uint8_t* dst, std::size_t n) {
+                                                              const neon::RequantLanes<Mode, Plain> (&lanes)[kVecs],
+                                                              const neon::OutputLanes& out, std::uint8_t* dst,
+                                                              std::size_t n) {
     int32x4_t q[kVecs];
 #pragma GCC unroll 4
-    for (int j = 0; j < kVecs; ++j) q[j] = neon::requantize4<Mode>(acc[j], lanes[j]);
-    store_row(dst, q, n);
+    for (int j = 0; j < kVecs; ++j) q[j] = neon::epilogue4(acc[j], lanes[j]);
+    store_row<Mode, Plain>(dst, q, out, n);
   }
 
   // Whole tiles store whole vectors (n = kNr is a constant), ragged ones only their `cols` bytes.
-  // Rows by constant index only, as in add_zero_point_terms.
-  template <RoundingMode Mode>
-  static void write_requantized(const Rows& rows, const GemmUkernelArgs& args) {
+  // Rows by constant index only, as in add_zero_point_terms. Always inlined: as a call of its own
+  // (GCC's choice for some of the 8 mode forms) the tile went through memory.
+  template <RoundingMode Mode, bool Plain>
+  __attribute__((always_inline)) static inline void write_requantized(const Rows& rows, const GemmUkernelArgs& args) {
     auto* c = static_cast<std::uint8_t*>(args.c);  // u8 and s8 results share their bit patterns
-    neon::RequantLanes<Mode> lanes[kVecs];
+    neon::RequantLanes<Mode, Plain> lanes[kVecs];
+    const neon::OutputLanes out = neon::load_output_lanes(*args.plan);
     if (args.rows == kMr && args.cols == kNr) {
-      load_lanes<Mode>(lanes, args);
+      load_lanes(lanes, args);
       if constexpr (kRowsPerStore > 1) {
         // Rows of one or two vectors: 4 / kVecs rows narrowed into one 16-byte vector (three uzp1,
         // not two a vector), each row stored from its lane.
@@ -248,23 +245,23 @@ struct ArmGemmTile {
           int32x4_t q[4];
 #pragma GCC unroll 4
           for (int k = 0; k < 4; ++k) {
-            q[k] = neon::requantize4<Mode>(rows.v[i + k / kVecs][k % kVecs], lanes[k % kVecs]);
+            q[k] = neon::epilogue4(rows.v[i + k / kVecs][k % kVecs], lanes[k % kVecs]);
           }
-          const uint8x16_t b = narrow16(q[0], q[1], q[2], q[3]);
+          const uint8x16_t b = neon::epilogue_bytes16<Mode, Plain>(q[0], q[1], q[2], q[3], out);
 #pragma GCC unroll 4
           for (int r = 0; r < kRowsPerStore; ++r) store_lane(c + (i + r) * args.ldc, b, r);
         }
       } else {
 #pragma GCC unroll 8
-        for (int i = 0; i < kMr; ++i) write_row<Mode>(rows.v[i], lanes, c + i * args.ldc, kNr);
+        for (int i = 0; i < kMr; ++i) write_row(rows.v[i], lanes, out, c + i * args.ldc, kNr);
       }
       return;
     }
-    load_lanes<Mode>(lanes, args);
+    load_lanes(lanes, args);
 #pragma GCC unroll 8
     for (int i = 0; i < kMr; ++i) {
       if (static_cast<std::size_t>(i) >= args.rows) break;
-      write_row<Mode>(rows.v[i], lanes, c + i * args.ldc, args.cols);
+      write_row(rows.v[i], lanes, out, c + i * args.ldc, args.cols);
     }
   }
 
@@ -286,7 +283,12 @@ struct ArmGemmTile {
       }
       case UkernelOutput::u8:
       case UkernelOutput::s8:
-        return with_rounding_mode(args.plan->mode, [&]<RoundingMode Mode>() { write_requantized<Mode>(rows, args); });
+        return with_rounding_mode(args.plan->mode, [&]<RoundingMode Mode>() {
+          if constexpr (neon::kHasPlainForm<Mode>) {
+            if (neon::takes_plain_form<Mode>(*args.plan)) return write_requantized<Mode, true>(rows, args);
+          }
+          write_requantized<Mode, false>(rows, args);
+        });
     }
   }
 };

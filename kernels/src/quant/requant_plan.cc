@@ -29,6 +29,8 @@ RequantPlan RequantPlan::make(const RequantParams& p, FloatForms forms) {
   // Per-tensor: kMaxLanes copies so that a vector load at index 0 sees the value in every lane.
   // Per-channel: the channels, then kMaxLanes entries of harmless padding (M = 0, e = 0): a load
   // one channel later (the odd lanes' multipliers, requant_avx512.h) stays in bounds too.
+  plan.every_scale_below_half = std::all_of(p.fixed.begin(), p.fixed.end(),
+                                            [](const FixedPointMultiplier& f) { return f.shift <= -1; });
   const std::size_t size = plan.per_channel ? n + kMaxLanes : kMaxLanes;
   auto resize = [size](auto&... arrays) { (arrays.assign(size, {}), ...); };
   resize(plan.multiplier, plan.left_shift, plan.right_shift, plan.rdpot_mask, plan.rdpot_half,
@@ -131,6 +133,7 @@ RequantConstants RequantPlan::constants() const {
   c.fp32_offset = fp32_offset.data();
   c.fp32_origin = fp32_origin.data();
   c.any_left_shift = any_left_shift;
+  c.every_scale_below_half = every_scale_below_half;
   for (int parity = 0; parity < 2; ++parity) {
     c.shift_add[parity] = shift_add[parity].data();
     c.shift_sub[parity] = shift_sub[parity].data();

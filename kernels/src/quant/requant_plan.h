@@ -159,6 +159,10 @@ struct RequantConstants {
 
   // Whether some channel's tflite/arm left shift l is non-zero (multipliers of 1 or more).
   bool any_left_shift = false;
+  // Whether every channel's scale lies below 1/2 (e <= -1: l = 0, r >= 1, s >= 32), as every
+  // requantization of a trained network's layer does: the Arm epilogues' short forms need it
+  // (arm/neon/requant_neon.h).
+  bool every_scale_below_half = false;
 
   std::size_t channels() const { return channel_count; }
   std::size_t index(std::size_t c) const { return per_channel ? c : 0; }
@@ -217,6 +221,7 @@ struct RequantPlan {
   // padded for an 8-lane 64-bit load at any channel.
   std::vector<std::int64_t> shift_add[2], shift_sub[2], shift_count[2];
   bool any_left_shift = false;  // some channel's l > 0
+  bool every_scale_below_half = false;  // every channel's e <= -1 (RequantConstants)
 
   std::size_t channels() const { return channel_count; }
   // The array index holding channel c's constants (per-tensor plans ignore c).

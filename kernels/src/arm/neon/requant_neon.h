@@ -4,17 +4,27 @@
 //
 // How each mode maps onto Arm instructions (definitions: docs/requantization.md):
 //   tflite     sshl (wrapping left shift), sqrdmulh, gemmlowp's fixup (x & -r) >> 31 added with
-//              sqadd, then srshl by -r. sqrdmulh is SaturatingRoundingDoublingHighMul exactly; the
+//              ssra, then srshl by -r. sqrdmulh is SaturatingRoundingDoublingHighMul exactly; the
 //              fixup subtracts 1 from negative values when r > 0, which turns srshl's ties-up
-//              rounding into RoundingDivideByPOT's ties-away-from-zero.
+//              rounding into RoundingDivideByPOT's ties-away-from-zero. It cannot wrap: sqrdmulh by
+//              a multiplier below 2^31 never returns INT32_MIN.
 //   arm        the same without the fixup: both roundings tie upward.
 //   upward     smull / smull2 to 64 bits, then srshl by -(31 - e): one rounding, ties up, exact
 //              (the instruction rounds before truncating, with no intermediate overflow).
 //   tonearest  as upward on p - [p < 0] (ssra p, p, #63), which makes ties go away from zero.
 //   fp32       scvtf, fmul, fmaxnm / fmin clamp (a NaN product becomes lo, like the reference),
 //              fcvtns (round half to even).
-// The 64-bit results are narrowed with sqxtn: saturating is harmless because clamping to
-// [lo, hi] follows and both bounds lie within int32.
+//
+// Short forms (Plain = true), for the plans of real layers (scales below 1/2, takes_plain_form):
+//   tflite     no left shift, and the fixup is ssra t, t, #31: every r >= 1.
+//   arm        no left shift.
+//   upward     sqdmulh, then srshl by -(s - 31): floor(p / 2^31) rounded again, ties up, by
+//              2^(s - 31) >= 2 is p rounded once by 2^s (rounding a floor adds nothing when the
+//              divisor is a whole power of two), all in 32-bit lanes. Needs s >= 32.
+//
+// The GEMM tiles finish 16 values at a time on 16-bit lanes (to_bytes16): sqxtn, the clamp to
+// [qmin - zp, qmax - zp], the zero point, one uzp1 to bytes. The saturation changes no result:
+// both bounds lie well inside int16 for 8-bit outputs.
 #pragma once
 
 #include <arm_neon.h>
@@ -26,28 +36,45 @@
 
 namespace qtune::detail::neon {
 
+// Whether Mode has a short form (above).
+template <RoundingMode Mode>
+inline constexpr bool kHasPlainForm =
+    Mode == RoundingMode::tflite || Mode == RoundingMode::arm || Mode == RoundingMode::upward;
+
+// Whether a plan of Mode may take its short form: decided once per call, never per vector.
+template <RoundingMode Mode>
+inline bool takes_plain_form(const RequantConstants& plan) {
+  if constexpr (Mode == RoundingMode::arm) return !plan.any_left_shift;
+  if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::upward) return plan.every_scale_below_half;
+  return false;
+}
+
 // The constants of 4 consecutive channels (or of the single per-tensor channel in every lane),
 // loaded once per channel block and reused for every row.
-template <RoundingMode Mode>
+template <RoundingMode Mode, bool Plain = false>
 struct RequantLanes {
-  int32x4_t multiplier, left_shift, neg_right_shift;  // tflite, arm
+  static_assert(!Plain || kHasPlainForm<Mode>);
+  int32x4_t multiplier, left_shift, neg_right_shift;   // tflite, arm; upward's short form: -(s - 31)
   int64x2_t neg_product_shift_lo, neg_product_shift_hi;  // upward, tonearest: -(31 - e)
   float32x4_t scale, offset, origin;                   // the float modes (requant_plan.h)
   int32x4_t lo, hi, zero_point;
   float32x4_t lo_f, hi_f;
 };
 
-template <RoundingMode Mode>
-inline RequantLanes<Mode> load_requant_lanes(const RequantConstants& plan, std::size_t channel) {
+template <RoundingMode Mode, bool Plain = false>
+inline RequantLanes<Mode, Plain> load_requant_lanes(const RequantConstants& plan, std::size_t channel) {
   const std::size_t i = plan.index(channel);
-  RequantLanes<Mode> q{};
+  RequantLanes<Mode, Plain> q{};
   q.lo = vdupq_n_s32(plan.lo);
   q.hi = vdupq_n_s32(plan.hi);
   q.zero_point = vdupq_n_s32(plan.zero_point);
   if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
     q.multiplier = vld1q_s32(&plan.multiplier[i]);
-    q.left_shift = vld1q_s32(&plan.left_shift[i]);
+    if constexpr (!Plain) q.left_shift = vld1q_s32(&plan.left_shift[i]);
     q.neg_right_shift = vnegq_s32(vld1q_s32(&plan.right_shift[i]));
+  } else if constexpr (Mode == RoundingMode::upward && Plain) {
+    q.multiplier = vld1q_s32(&plan.multiplier[i]);
+    q.neg_right_shift = vsubq_s32(vdupq_n_s32(31), vld1q_s32(&plan.product_shift[i]));
   } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
     q.multiplier = vld1q_s32(&plan.multiplier[i]);
     const int32x4_t neg_shift = vnegq_s32(vld1q_s32(&plan.product_shift[i]));
@@ -71,21 +98,28 @@ inline int64x2_t single_rounding_half(int64x2_t p, int64x2_t neg_shift) {
   return vrshlq_s64(p, neg_shift);
 }
 
-// 4 accumulators of channels [channel, channel + 4) to values in [qmin, qmax].
+// The float modes clamp before they convert (as the reference does), the others after scaled4.
 template <RoundingMode Mode>
-inline int32x4_t requantize4(int32x4_t acc, const RequantLanes<Mode>& q) {
-  int32x4_t v;
+inline constexpr bool kScaledIsClamped = kFloatEpilogue<Mode>;
+
+// 4 accumulators of channels [channel, channel + 4) scaled and rounded: the value before the zero
+// point is added, clamped to [lo, hi] where kScaledIsClamped, else not yet (saturated to int32
+// where the 64-bit forms narrow).
+template <RoundingMode Mode, bool Plain>
+inline int32x4_t scaled4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
   if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
-    int32x4_t t = vqrdmulhq_s32(vshlq_s32(acc, q.left_shift), q.multiplier);
+    int32x4_t t = vqrdmulhq_s32(Plain ? acc : vshlq_s32(acc, q.left_shift), q.multiplier);
     if constexpr (Mode == RoundingMode::tflite) {
-      t = vqaddq_s32(t, vshrq_n_s32(vandq_s32(t, q.neg_right_shift), 31));
+      t = Plain ? vsraq_n_s32(t, t, 31) : vsraq_n_s32(t, vandq_s32(t, q.neg_right_shift), 31);
     }
-    v = vminq_s32(vmaxq_s32(vrshlq_s32(t, q.neg_right_shift), q.lo), q.hi);
+    return vrshlq_s32(t, q.neg_right_shift);
+  } else if constexpr (Mode == RoundingMode::upward && Plain) {
+    return vrshlq_s32(vqdmulhq_s32(acc, q.multiplier), q.neg_right_shift);
   } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
     const int64x2_t lo = single_rounding_half<Mode>(vmull_s32(vget_low_s32(acc), vget_low_s32(q.multiplier)),
                                                     q.neg_product_shift_lo);
     const int64x2_t hi = single_rounding_half<Mode>(vmull_high_s32(acc, q.multiplier), q.neg_product_shift_hi);
-    v = vminq_s32(vmaxq_s32(vqmovn_high_s64(vqmovn_s64(lo), hi), q.lo), q.hi);
+    return vqmovn_high_s64(vqmovn_s64(lo), hi);
   } else if constexpr (Mode == kFp32Centred) {
     // Lane by lane: Arm plans take no float form (FloatForms::none); it is here so that every mode
     // has a kernel.
@@ -99,24 +133,51 @@ inline int32x4_t requantize4(int32x4_t acc, const RequantLanes<Mode>& q) {
       lanes[j] = scalar::fp32_centred(lanes[j], scale[j], origin[j], addend[j], vgetq_lane_s32(q.lo, 0),
                                       vgetq_lane_s32(q.hi, 0));
     }
-    v = vld1q_s32(lanes);
+    return vld1q_s32(lanes);
   } else {
     static_assert(kFloatEpilogue<Mode>);
     const float32x4_t x = vcvtq_f32_s32(acc);
-    float32x4_t f;
     if constexpr (Mode == kFp32Offset) {
       // The offset with the sign of x (scalar::fp32_offset), fused with the product. Arm plans do
-      // not take this form (IsaRow::float_forms); it is here so that every mode has a
-      // kernel.
+      // not take this form (IsaRow::float_forms); it is here so that every mode has a kernel.
       const float32x4_t offset = vbslq_f32(vdupq_n_u32(0x80000000u), x, q.offset);
-      f = vfmaq_f32(offset, x, q.scale);
+      return vcvtnq_s32_f32(vminq_f32(vmaxnmq_f32(vfmaq_f32(offset, x, q.scale), q.lo_f), q.hi_f));
     } else {
-      f = vmulq_f32(x, q.scale);
+      return vcvtnq_s32_f32(vminq_f32(vmaxnmq_f32(vmulq_f32(x, q.scale), q.lo_f), q.hi_f));
     }
-    f = vminq_f32(vmaxnmq_f32(f, q.lo_f), q.hi_f);
-    v = vcvtnq_s32_f32(f);
   }
-  return vaddq_s32(v, q.zero_point);
+}
+
+// 4 accumulators to values in [qmin, qmax] (int32 lanes): the standalone kernel and the depthwise
+// epilogues.
+template <RoundingMode Mode>
+inline int32x4_t requantize4(int32x4_t acc, const RequantLanes<Mode>& q) {
+  const int32x4_t v = scaled4(acc, q);
+  if constexpr (kScaledIsClamped<Mode>) {
+    return vaddq_s32(v, q.zero_point);
+  } else {
+    return vaddq_s32(vminq_s32(vmaxq_s32(v, q.lo), q.hi), q.zero_point);
+  }
+}
+
+// The 16-bit constants of to_bytes16.
+struct OutputLanes {
+  int16x8_t lo, hi, zero_point;
+};
+
+inline OutputLanes load_output_lanes(const RequantConstants& plan) {
+  return {vdupq_n_s16(static_cast<std::int16_t>(plan.lo)), vdupq_n_s16(static_cast<std::int16_t>(plan.hi)),
+          vdupq_n_s16(static_cast<std::int16_t>(plan.zero_point))};
+}
+
+// 16 scaled values (scaled4) to the output bytes: u8 and s8 results share their bit patterns.
+inline uint8x16_t to_bytes16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d, const OutputLanes& out) {
+  const auto finish = [&out](int16x8_t v) {
+    return vaddq_s16(vminq_s16(vmaxq_s16(v, out.lo), out.hi), out.zero_point);
+  };
+  const int16x8_t low = finish(vqmovn_high_s32(vqmovn_s32(a), b));
+  const int16x8_t high = finish(vqmovn_high_s32(vqmovn_s32(c), d));
+  return vuzp1q_u8(vreinterpretq_u8_s16(low), vreinterpretq_u8_s16(high));
 }
 
 // Values already in [qmin, qmax] (within the output type): truncating narrows keep the bit
@@ -125,8 +186,38 @@ inline uint8x8_t narrow8(int32x4_t lo, int32x4_t hi) {
   return vreinterpret_u8_s8(vmovn_s16(vcombine_s16(vmovn_s32(lo), vmovn_s32(hi))));
 }
 
+// The same for 16 values: three uzp1 (two narrows a vector took six instructions).
 inline uint8x16_t narrow16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
-  return vcombine_u8(narrow8(a, b), narrow8(c, d));
+  return vuzp1q_u8(vreinterpretq_u8_s16(vuzp1q_s16(vreinterpretq_s16_s32(a), vreinterpretq_s16_s32(b))),
+                   vreinterpretq_u8_s16(vuzp1q_s16(vreinterpretq_s16_s32(c), vreinterpretq_s16_s32(d))));
+}
+
+// Where the GEMM tiles clamp and add the zero point: on 16-bit lanes (to_bytes16) for the forms
+// whose scaling ends in 32-bit lanes, as requantize4 does for those that narrow from 64 bits or
+// clamp in float, where llvm-mca predicted the 16-bit finish slower (docs/arm-static-analysis.md).
+template <RoundingMode Mode, bool Plain>
+inline constexpr bool kClampsIn16Bits =
+    Mode == RoundingMode::tflite || Mode == RoundingMode::arm || (Mode == RoundingMode::upward && Plain);
+
+// A GEMM tile's 4 accumulators: requantize4's values, or the scaled values that epilogue_bytes16
+// clamps on 16-bit lanes.
+template <RoundingMode Mode, bool Plain>
+inline int32x4_t epilogue4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
+  if constexpr (kClampsIn16Bits<Mode, Plain>) {
+    return scaled4(acc, q);
+  } else {
+    return requantize4(acc, q);
+  }
+}
+
+// 16 outputs of epilogue4 as bytes.
+template <RoundingMode Mode, bool Plain>
+inline uint8x16_t epilogue_bytes16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d, const OutputLanes& out) {
+  if constexpr (kClampsIn16Bits<Mode, Plain>) {
+    return to_bytes16(a, b, c, d, out);
+  } else {
+    return narrow16(a, b, c, d);
+  }
 }
 
 }  // namespace qtune::detail::neon
