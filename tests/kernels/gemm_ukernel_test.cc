@@ -144,13 +144,10 @@ TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
 }
 
 // Plans whose scales reach 1/2 and beyond (left shifts, r = 0) next to small ones, in every mode:
-// the Arm epilogues' general forms, which the quantization sweep's scales (all below 1/2) never
-// take (arm/neon/requant_neon.h). Arm families only so far.
+// the epilogues' general forms (on Arm those of arm/neon/requant_neon.h; on x86 the paths without
+// the short u8 epilogue), which the quantization sweep's scales (all below 1/2) never take.
 TEST_P(GemmVariants, BitExactWithScalesAroundOne) {
   const VariantParam& v = GetParam();
-  if (v.uk.isa != Isa::neon && v.uk.isa != Isa::dotprod && v.uk.isa != Isa::i8mm) {
-    GTEST_SKIP() << "Arm families only";
-  }
   QTUNE_SKIP_UNLESS_USABLE(v.uk.isa);
   if (v.out_type == DType::s32) GTEST_SKIP() << "no requantization";
   const GemmConfig config = config_for(v.uk, v.pack_a, v.fuse);

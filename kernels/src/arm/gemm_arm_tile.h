@@ -177,13 +177,18 @@ struct ArmGemmTile {
   // Whole rows of one or two vectors share a 16-byte vector: kRowsPerStore of them.
   static constexpr int kRowsPerStore = kVecs <= 2 && kMr % (4 / kVecs) == 0 ? 4 / kVecs : 1;
 
+  // Bytes 4r .. 4r+3 of b at dst (no alignment).
+  __attribute__((always_inline)) static inline void store_lane32(std::uint8_t* dst, uint8x16_t b, int r) {
+    const uint32x4_t u = vreinterpretq_u32_u8(b);
+    const std::uint32_t lane[4] = {vgetq_lane_u32(u, 0), vgetq_lane_u32(u, 1), vgetq_lane_u32(u, 2),
+                                   vgetq_lane_u32(u, 3)};
+    std::memcpy(dst, &lane[r], 4);
+  }
+
   // Lane r (of kNr bytes) of b at dst.
   __attribute__((always_inline)) static inline void store_lane(std::uint8_t* dst, uint8x16_t b, int r) {
     if constexpr (kVecs == 1) {
-      const uint32x4_t u = vreinterpretq_u32_u8(b);
-      const std::uint32_t lane[4] = {vgetq_lane_u32(u, 0), vgetq_lane_u32(u, 1), vgetq_lane_u32(u, 2),
-                                     vgetq_lane_u32(u, 3)};
-      std::memcpy(dst, &lane[r], 4);
+      store_lane32(dst, b, r);
     } else {
       const uint64x2_t u = vreinterpretq_u64_u8(b);
       const std::uint64_t lane[2] = {vgetq_lane_u64(u, 0), vgetq_lane_u64(u, 1)};
@@ -229,7 +234,7 @@ struct ArmGemmTile {
 
   // Whole tiles store whole vectors (n = kNr is a constant), ragged ones only their `cols` bytes.
   // Rows by constant index only, as in add_zero_point_terms. Always inlined: as a call of its own
-  // (GCC's choice for some of the 8 mode forms) the tile went through memory.
+  // (GCC's choice for some of the modes' forms) the tile went through memory.
   template <RoundingMode Mode, bool Plain>
   __attribute__((always_inline)) static inline void write_requantized(const Rows& rows, const GemmUkernelArgs& args) {
     auto* c = static_cast<std::uint8_t*>(args.c);  // u8 and s8 results share their bit patterns
@@ -250,6 +255,23 @@ struct ArmGemmTile {
           const uint8x16_t b = neon::epilogue_bytes16<Mode, Plain>(q[0], q[1], q[2], q[3], out);
 #pragma GCC unroll 4
           for (int r = 0; r < kRowsPerStore; ++r) store_lane(c + (i + r) * args.ldc, b, r);
+        }
+      } else if constexpr (kVecs == 3 && kMr % 2 == 0) {
+        // Rows of 12: two rows' 24 outputs in a 16-byte and an 8-byte vector (a row alone narrowed
+        // a copy of its third vector as a fourth).
+#pragma GCC unroll 8
+        for (int i = 0; i < kMr; i += 2) {
+          int32x4_t q[6];
+#pragma GCC unroll 6
+          for (int k = 0; k < 6; ++k) q[k] = neon::epilogue4(rows.v[i + k / 3][k % 3], lanes[k % 3]);
+          const uint8x16_t first = neon::epilogue_bytes16<Mode, Plain>(q[0], q[1], q[2], q[3], out);
+          const uint8x8_t rest = neon::epilogue_bytes8<Mode, Plain>(q[4], q[5], out);
+          std::uint8_t* row = c + i * args.ldc;
+          std::uint8_t* next = row + args.ldc;
+          vst1_u8(row, vget_low_u8(first));
+          store_lane32(row + 8, first, 2);
+          store_lane32(next, first, 3);
+          vst1_u8(next + 4, rest);
         }
       } else {
 #pragma GCC unroll 8

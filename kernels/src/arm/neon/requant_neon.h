@@ -14,6 +14,8 @@
 //   tonearest  as upward on p - [p < 0] (ssra p, p, #63), which makes ties go away from zero.
 //   fp32       scvtf, fmul, fmaxnm / fmin clamp (a NaN product becomes lo, like the reference),
 //              fcvtns (round half to even).
+// The 64-bit results are narrowed with sqxtn: saturating is harmless because clamping to
+// [lo, hi] follows and both bounds lie within int32.
 //
 // Short forms (Plain = true), for the plans of real layers (scales below 1/2, takes_plain_form):
 //   tflite     no left shift, and the fixup is ssra t, t, #31: every r >= 1.
@@ -170,14 +172,15 @@ inline OutputLanes load_output_lanes(const RequantConstants& plan) {
           vdupq_n_s16(static_cast<std::int16_t>(plan.zero_point))};
 }
 
-// 16 scaled values (scaled4) to the output bytes: u8 and s8 results share their bit patterns.
+// 8 scaled values (scaled4) clamped, with the zero point, on 16-bit lanes.
+inline int16x8_t finish8(int32x4_t a, int32x4_t b, const OutputLanes& out) {
+  const int16x8_t v = vqmovn_high_s32(vqmovn_s32(a), b);
+  return vaddq_s16(vminq_s16(vmaxq_s16(v, out.lo), out.hi), out.zero_point);
+}
+
+// 16 scaled values to the output bytes: u8 and s8 results share their bit patterns.
 inline uint8x16_t to_bytes16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d, const OutputLanes& out) {
-  const auto finish = [&out](int16x8_t v) {
-    return vaddq_s16(vminq_s16(vmaxq_s16(v, out.lo), out.hi), out.zero_point);
-  };
-  const int16x8_t low = finish(vqmovn_high_s32(vqmovn_s32(a), b));
-  const int16x8_t high = finish(vqmovn_high_s32(vqmovn_s32(c), d));
-  return vuzp1q_u8(vreinterpretq_u8_s16(low), vreinterpretq_u8_s16(high));
+  return vuzp1q_u8(vreinterpretq_u8_s16(finish8(a, b, out)), vreinterpretq_u8_s16(finish8(c, d, out)));
 }
 
 // Values already in [qmin, qmax] (within the output type): truncating narrows keep the bit
@@ -207,6 +210,16 @@ inline int32x4_t epilogue4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
     return scaled4(acc, q);
   } else {
     return requantize4(acc, q);
+  }
+}
+
+// 8 outputs of epilogue4 as bytes.
+template <RoundingMode Mode, bool Plain>
+inline uint8x8_t epilogue_bytes8(int32x4_t a, int32x4_t b, const OutputLanes& out) {
+  if constexpr (kClampsIn16Bits<Mode, Plain>) {
+    return vreinterpret_u8_s8(vmovn_s16(finish8(a, b, out)));
+  } else {
+    return narrow8(a, b);
   }
 }
 
