@@ -29,19 +29,19 @@ import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 CORES = ["neoverse-n1", "neoverse-n2", "neoverse-v1", "cortex-a55"]
 # qtune's modes (kernels/include/qtune/kernels/quant.h); XNNPACK's kernels have one each (fp32 or
 # rndnu), named in their symbols.
 # "MODE/any" is a fixed-point mode's general form, for plans with a scale of 1/2 or more (tflite,
-# upward) or of 1 or more (arm); the plain name is the short form every trained layer's scales take
-# (arm/neon/requant_neon.h).
-QTUNE_MODES = ["tflite", "arm", "upward", "tonearest", "fp32", "tflite/any", "arm/any", "upward/any"]
+# upward) or of 1 or more (arm), or whose products can tie (tonearest); the plain name is the short
+# form every trained layer's scales take (arm/neon/requant_neon.h).
+QTUNE_MODES = ["tflite", "arm", "upward", "tonearest", "fp32", "tflite/any", "arm/any", "upward/any", "tonearest/any"]
 # Which XNNPACK epilogue is the closest to each qtune mode: the fixed-point modes against rndnu
 # (sqdmulh + rounding shift), fp32 against fp32.
 CLOSEST_XNNPACK_MODE = {"tflite": "rndnu", "arm": "rndnu", "upward": "rndnu", "tonearest": "rndnu", "fp32": "fp32",
-                        "tflite/any": "rndnu", "arm/any": "rndnu", "upward/any": "rndnu"}
+                        "tflite/any": "rndnu", "arm/any": "rndnu", "upward/any": "rndnu", "tonearest/any": "rndnu"}
 WHOLE_CALL_K = [64, 256, 1152]
 # A depthwise "call" in the tables: one whole tile of a 3x3 kernel.
 DEPTHWISE_TAPS = 9
@@ -211,13 +211,17 @@ def ops_text(body):
 
 # The instruction that only each mode's requantization has.
 MODE_MARKERS = [("sqrdmulh", "4s", ("tflite", "arm", "tflite/any", "arm/any")),
-                ("smull2", "2d", ("upward/any", "tonearest")), ("scvtf", "4s", ("fp32",)),
+                ("smull2", "2d", ("upward/any", "tonearest/any")), ("scvtf", "4s", ("fp32",)),
                 ("sqdmulh", "4s", ("rndnu", "upward"))]
+# tonearest's short form is upward's (a plan takes it when no product can tie, and the two modes
+# differ only at ties: arm/neon/requant_neon.h), so its code is found, and costs, as upward's.
+SAME_CODE_AS = {"tonearest": "upward"}
 
 
 def signature(mode, body):
     """Whether the instructions are mode's requantization; returns the number of 4-lane vectors
     they requantize (0 when they are not that mode's)."""
+    mode = SAME_CODE_AS.get(mode, mode)
     has = lambda op, arr=None: any(o == op and (arr is None or f".{arr}" in a) for o, a in ops_text(body))
     n = lambda op, arr=None: sum(1 for o, a in ops_text(body) if o == op and (arr is None or f".{arr}" in a))
     # Code that also holds another mode's core instruction is a switch over modes, not one epilogue.
@@ -235,14 +239,16 @@ def signature(mode, body):
         if not has("sqdmulh", "4s") or not has("srshl", "4s") or has("sqshl"):
             return 0
         return n("sqdmulh", "4s")
-    if mode in ("upward/any", "tonearest"):
+    if mode in ("upward/any", "tonearest/any"):
         if not has("srshl", "2d") or not has("smull2", "2d"):
             return 0
         nearest = has("ssra", "2d")
-        return n("smull2", "2d") if nearest == (mode == "tonearest") else 0
+        return n("smull2", "2d") if nearest == (mode == "tonearest/any") else 0
     if mode == "fp32":
-        # Not the offset or centred float forms (fmla with a sign-selected offset, scalar lanes).
-        if not has("scvtf", "4s") or not has("fcvtns", "4s") or has("fmla") or has("bsl") or has("bif") or has("bit"):
+        # Rounded by fcvtns, or (qtune's GEMM tiles) by adding 1.5 * 2^23. Not the offset or centred
+        # float forms (fmla with a sign-selected offset, scalar lanes).
+        rounds = has("fcvtns", "4s") or has("fadd", "4s")
+        if not has("scvtf", "4s") or not rounds or has("fmla") or has("bsl") or has("bif") or has("bit"):
             return 0
         return n("scvtf", "4s")
     if mode == "rndnu":
@@ -250,6 +256,56 @@ def signature(mode, body):
             return 0
         return n("sqdmulh", "4s")
     raise ValueError(mode)
+
+
+SIMD_REG = re.compile(r"\b([vqdshb])(\d{1,2})\b")
+# Instructions whose first operand is read as well as written (accumulating, inserting, or
+# narrowing into the upper half).
+READS_DESTINATION = re.compile(r"^(ssra|usra|srsra|ursra|sri|sli|bsl|bit|bif|ins|mla|mls|fmla|fmls|sadalp|uadalp|"
+                               r"[su]mlal2?|[su]mlsl2?|sqdml[as]l2?|[su]dot|usdot|[su]mmla|usmmla|"
+                               r"\w+n2|ld\dr?)$")
+
+
+def simd_numbers(text):
+    return {int(m.group(2)) for m in SIMD_REG.finditer(text)}
+
+
+def independent_tiles(body):
+    """An epilogue region with its inputs read from a register that nothing in it writes.
+
+    llvm-mca runs a region as a loop, so a vector register that the region reads before writing
+    it and then reuses (an accumulator overwritten by its own requantized value, the bytes a store
+    takes) chains each iteration to the one before. A tile's accumulators come from its own
+    k-loop, not from the previous tile's epilogue: renaming those first reads to an unused
+    register removes the chain and keeps every instruction and its cost."""
+    parsed = []
+    for insn in body:
+        args = re.sub(r"<.*>", "", insn.args)
+        if insn.op.startswith("st") or insn.is_branch:
+            dest, rest = "", args
+        elif insn.op in ("ldp", "ldnp"):
+            parts = args.split(",", 2)
+            dest, rest = ",".join(parts[:2]), "," + parts[2] if len(parts) > 2 else ""
+        elif insn.op.startswith("ld") and "{" in args:
+            dest, rest = args[:args.index("}") + 1], args[args.index("}") + 1:]
+        else:
+            dest, _, rest = args.partition(",")
+            rest = "," + rest if rest else ""
+        parsed.append((dest, rest))
+    written_anywhere = set().union(*(simd_numbers(dest) for dest, _ in parsed)) if parsed else set()
+    used = set().union(*(simd_numbers(re.sub(r"<.*>", "", i.args)) for i in body)) if body else set()
+    spare = next((n for n in range(32) if n not in used), None)
+    if spare is None:
+        return body
+    out, written = [], set()
+    for insn, (dest, rest) in zip(body, parsed):
+        chained = {n for n in simd_numbers(rest) if n not in written and n in written_anywhere}
+        if chained and "<" not in insn.args:
+            rest = SIMD_REG.sub(lambda m: f"{m.group(1)}{spare}" if int(m.group(2)) in chained else m.group(0), rest)
+            insn = replace(insn, args=dest + rest)
+        written |= simd_numbers(dest)
+        out.append(insn)
+    return out
 
 
 def fall_through_trace(insns, start):
@@ -291,9 +347,9 @@ def epilogue(functions, mode, k_body, tile_vectors=None, straight_line=False):
                 best = (loop.body, 4 * vectors)
     if best:
         return best
-    first_op = {"tflite": "sqrdmulh", "arm": "sqrdmulh", "upward": "sqdmulh", "tonearest": "smull2",
+    first_op = {"tflite": "sqrdmulh", "arm": "sqrdmulh", "upward": "sqdmulh", "tonearest": "sqdmulh",
                 "fp32": "scvtf", "rndnu": "sqdmulh", "tflite/any": "sshl", "arm/any": "sshl",
-                "upward/any": "smull2"}[mode]
+                "upward/any": "smull2", "tonearest/any": "smull2"}[mode]
     for insns in functions:
         targets = {i.target for i in insns if i.target is not None}
         for n, insn in enumerate(insns):
@@ -321,6 +377,9 @@ class Kernel:
     loop: list | None = None
     epilogues: dict = field(default_factory=dict)  # mode -> (instructions, outputs)
     feature: str | None = None
+    # The instructions that turn the accumulators into rows of C after the k-loop, where the core's
+    # layout is not row-major (to_rows): (opcode, arrangement, count per tile).
+    to_rows: tuple | None = None
 
     @property
     def mac_per_step(self):
@@ -341,13 +400,25 @@ def depthwise_madds(body):
 
 def qtune_kernels(functions):
     kernels = []
-    gemm = re.compile(r"ArmGemmTile<qtune::detail::\(anonymous namespace\)::(\w+)Core<(\d+), (\d+)>>::run\(")
+    # NeonCore (c2) and NeonC8Core (c8) are one family: their tiles differ in size.
+    gemm = re.compile(r"ArmGemmTile<qtune::detail::\(anonymous namespace\)::(\w+?)(C8)?Core<(\d+), (\d+)> ?>::run\(")
+    # The parts of a tile GCC kept out of line (a mode's epilogue as a clone of write_output's lambda).
+    tile_part = re.compile(r"ArmGemmTile<qtune::detail::\(anonymous namespace\)::(\w+?Core<\d+, \d+>) ?>::(?!run\()")
+    parts = {}
+    for name, insns in functions.items():
+        m = tile_part.search(name)
+        if m:
+            parts.setdefault(m.group(1), []).append(insns)
     for name, insns in functions.items():
         m = gemm.search(name)
         if m:
-            family = m.group(1).lower()
-            kernels.append(Kernel(f"{family} {m.group(2)}x{m.group(3)}", "qtune", "gemm", int(m.group(2)),
-                                  int(m.group(3)), [insns], QTUNE_MODES))
+            family, mr, nr = m.group(1).lower(), int(m.group(3)), int(m.group(4))
+            # c8: two rounds of addp per row vector (3 a vector); i8mm: one zip1 or zip2 .2d a vector.
+            to_rows = ("addp", "4s", 3 * mr * nr // 4) if m.group(2) else (
+                ("zip", "2d", mr * nr // 4) if family == "i8mm" else None)
+            core = f"{m.group(1)}{m.group(2) or ''}Core<{mr}, {nr}>"
+            kernels.append(Kernel(f"{family} {mr}x{nr}", "qtune", "gemm", mr, nr, [insns] + parts.get(core, []),
+                                  QTUNE_MODES, to_rows=to_rows))
     # Depthwise (dwconv_neon.cc): every function of DwRowKernel<NeonVector, C, W, signed> (the row
     # walkers, the tile functions GCC kept out of line, the mode switch of their epilogue).
     dw = re.compile(r"DwRowKernel<qtune::detail::\(anonymous namespace\)::NeonVector, (\d+), (\d+), (true|false)>")
@@ -374,6 +445,20 @@ def xnnpack_kernels(functions):
     return kernels
 
 
+def with_to_rows(kernel, region):
+    """A qtune epilogue region with its tile's to_rows instructions in front, those GCC left
+    outside it (XNNPACK's c8 kernels add their lanes in the same block as they requantize, so
+    their regions hold that work already)."""
+    if kernel.to_rows is None:
+        return region
+    op, arrangement, count = kernel.to_rows
+    is_layout = lambda i: i.op.startswith(op) and f".{arrangement}" in i.args
+    missing = count - sum(1 for i in region if is_layout(i))
+    inside = {i.addr for i in region} | {i.addr for i in kernel.loop}
+    outside = [i for insns in kernel.functions for i in insns if is_layout(i) and i.addr not in inside]
+    return outside[:max(missing, 0)] + region
+
+
 def analyse_regions(kernels):
     for k in kernels:
         if k.kind == "depthwise":
@@ -396,7 +481,7 @@ def analyse_regions(kernels):
             found = epilogue(k.functions, mode, k.loop, tile_vectors,
                              straight_line=k.source == "qtune" and k.kind == "gemm")
             if found:
-                k.epilogues[mode] = found
+                k.epilogues[mode] = (with_to_rows(k, found[0]), found[1])
 
 
 @functools.lru_cache(maxsize=None)
@@ -468,7 +553,7 @@ def predict(kernels, mca):
         usable = [k for k in kernels if k.loop is not None and core_has(mca, core, k.feature)]
         for n, k in enumerate(usable):
             regions = {"loop": k.loop, "peak": [i for i in k.loop if macs(i) or i.op in PAIRWISE_ACCUMULATE_OPS]}
-            regions.update({f"epi_{mode}": body for mode, (body, _) in k.epilogues.items()})
+            regions.update({f"epi_{mode}": independent_tiles(body) for mode, (body, _) in k.epilogues.items()})
             for what, body in regions.items():
                 key = tuple(i.text(".L") for i in body)
                 unique.setdefault(key, (f"r{len(unique)}", body))
@@ -514,12 +599,18 @@ def markdown(predictions, command, xnnpack_note):
            "  straight-line code that requantizes and stores a whole tile in that mode (qtune's GEMM",
            "  tiles and XNNPACK's alike: from the block of the mode's first instruction, conditional",
            "  branches not taken, up to the next backward branch; where GCC moved the stores behind",
-           "  a backward jump they are left out), simulated as a loop by llvm-mca, so that registers",
-           "  the code reuses can chain one tile into the next. `calls` counts `bl` per 16 outputs in",
-           "  it: llvm-mca costs a call as a branch only, not the callee. `tflite`, `arm` and `upward`",
-           "  are the short forms a plan takes when its scales are those of trained layers (every",
-           "  scale below 1/2; for arm below 1); `MODE/any` is the general form the tile runs for any",
-           "  other plan (arm/neon/requant_neon.h). The depthwise kernels have the general forms only.",
+           "  a backward jump they are left out), simulated as a loop by llvm-mca, with the vector",
+           "  registers it reads before writing renamed to one it never writes (a tile's accumulators",
+           "  come from its own k-loop, not from the previous tile's epilogue, which llvm-mca would",
+           "  otherwise chain them to). Tiles whose accumulators are not rows of C include the",
+           "  instructions that make them rows (the neon c8 tiles' addp of each accumulator's lanes,",
+           "  i8mm's zip1/zip2 of its 2x2 blocks), as XNNPACK's c8 kernels' regions include their addp.",
+           "  `calls` counts `bl` per 16 outputs in",
+           "  it: llvm-mca costs a call as a branch only, not the callee. `tflite`, `arm`, `upward` and",
+           "  `tonearest` are the short forms a plan takes when its scales are those of trained layers",
+           "  (every scale below 1/2; for arm below 1; for tonearest, no product that can tie, when it",
+           "  runs upward's code); `MODE/any` is the general form the tile runs for any other plan",
+           "  (arm/neon/requant_neon.h). The depthwise kernels have the general forms only.",
            "- **whole call**: k-loop iterations for K plus the tile's MR x NR outputs through the",
            "  epilogue; packing, set-up and the loop's exit are not counted.",
            "- **depthwise** (`dw-neon Cc x Wpx`, u8 and s8 inputs): the k-loop is the tap loop of the",
@@ -570,6 +661,21 @@ def markdown(predictions, command, xnnpack_note):
     return "\n".join(out + beside_xnnpack(predictions)) + "\n"
 
 
+# Instruction sets in order: a kernel may be compared with peers that need no more than it does.
+FEATURE_RANK = {None: 0, "dotprod": 1, "i8mm": 2}
+# XNNPACK's c8 / c16 "mlal" kernels add two int8 products in an int16 lane (smull, then smlal),
+# which wraps when both weights of a pair are -128: exact for XNNPACK's weights, limited to
+# [-127, 127], not for every int8 weight that qtune takes. Its "mlal_lane" kernels widen to int16
+# first and are exact.
+INEXACT_XNNPACK = re.compile(r"c(8|16)__aarch64_neon_mlal")
+
+
+def comparable(ours, theirs):
+    """XNNPACK kernels as exact as qtune's over int8 weights, with no instruction qtune's lacks."""
+    return (FEATURE_RANK[theirs.kernel.feature] <= FEATURE_RANK[ours.kernel.feature]
+            and not INEXACT_XNNPACK.search(theirs.kernel.name))
+
+
 def beside_xnnpack(predictions):
     """Each qtune GEMM tile and mode against XNNPACK's best kernel of the closest epilogue on the same
     core: the epilogue per 16 outputs, and the whole call per output (the tiles differ in size)."""
@@ -577,10 +683,14 @@ def beside_xnnpack(predictions):
     if not xnn:
         return []
     out = ["", "## Beside XNNPACK", "",
-           "Each qtune GEMM tile and mode against the best XNNPACK arm64 GEMM kernel (any tile, qs8 or",
-           "qu8) with the closest epilogue (fp32 for fp32, rndnu for the fixed-point modes) on the same",
-           "core: epilogue cycles per 16 outputs, and whole-call cycles per output at K = "
-           + " / ".join(map(str, WHOLE_CALL_K)) + " (the tiles differ in size).", "",
+           "Each qtune GEMM tile and mode against the best comparable XNNPACK arm64 GEMM kernel (any tile,",
+           "qs8 or qu8) with the closest epilogue (fp32 for fp32, rndnu for the fixed-point modes) on the",
+           "same core: epilogue cycles per 16 outputs, and whole-call cycles per output at K = "
+           + " / ".join(map(str, WHOLE_CALL_K)) + " (the tiles differ in size). Comparable: needing no",
+           "instruction the qtune kernel's family lacks (a neon tile against XNNPACK's kernels without",
+           "sdot, a dotprod tile against those without i8mm), and exact for every int8 weight (XNNPACK's",
+           "c8 and c16 `mlal` kernels add two products in 16 bits, which wraps for a pair of -128",
+           "weights; XNNPACK's own weights stop at -127).", "",
            "| qtune kernel | mode | core | epilogue/16 | XNNPACK's best epilogue/16 | per output | "
            "XNNPACK's best per output |", "|---|---|---|---|---|---|---|"]
     per_output = lambda p, mode, k: p.whole_call(mode, k) / (p.kernel.mr * p.kernel.nr)
@@ -588,7 +698,8 @@ def beside_xnnpack(predictions):
         if p.kernel.source != "qtune" or p.kernel.kind != "gemm":
             continue
         for mode, (cycles, _) in p.epilogue.items():
-            peers = [q for q in xnn if q.core == p.core and CLOSEST_XNNPACK_MODE[mode] in q.epilogue]
+            peers = [q for q in xnn
+                     if q.core == p.core and CLOSEST_XNNPACK_MODE[mode] in q.epilogue and comparable(p, q)]
             if not peers:
                 continue
             best_epi = min(peers, key=lambda q: q.epilogue[CLOSEST_XNNPACK_MODE[mode]][0])

@@ -209,6 +209,9 @@ TEST_P(ArmGemm, RequiredTilesAreRegistered) {
   if (GetParam() == Isa::dotprod) {
     EXPECT_NE(std::find(tiles.begin(), tiles.end(), "4x16"), tiles.end()) << "dotprod has no 4x16 tile";
   }
+  if (GetParam() == Isa::neon) {
+    EXPECT_NE(std::find(tiles.begin(), tiles.end(), "2x8"), tiles.end()) << "neon has no c8 tile";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, ArmGemm, testing::ValuesIn(kArmIsas),
@@ -235,6 +238,22 @@ TEST(ArmGemmDispatch, UnusableFamiliesAreRefusedAndDefaultIsBestUsable) {
                    : qtune::cpu_features().usable(Isa::dotprod) ? Isa::dotprod
                                                                 : Isa::neon;
   EXPECT_EQ(qtune::gemm_default_config(p).isa, best);
+  // The default tiles (isa_table.cc): neon's c8 tile; dotprod's 4x16, or 8x12 where it pads less.
+  const auto tile = [](int n) {
+    std::mt19937 r(5);
+    const GemmConfig c = qtune::gemm_default_config(make_problem(64, n, 64, DType::u8, DType::u8, RoundingMode::tflite, false, r));
+    return std::to_string(c.mr) + "x" + std::to_string(c.nr);
+  };
+  if (best == Isa::neon) {
+    EXPECT_EQ(tile(64), "2x8");
+  }
+  if (best == Isa::dotprod) {
+    EXPECT_EQ(tile(64), "4x16");
+    EXPECT_EQ(tile(24), "8x12");
+  }
+  if (best == Isa::i8mm) {
+    EXPECT_EQ(tile(64), "8x12");
+  }
 }
 
 }  // namespace

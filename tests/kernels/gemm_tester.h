@@ -26,6 +26,20 @@ namespace qtune::testing {
 
 enum class ZeroPoints { zero, per_tensor, per_channel };
 
+// How a case draws its requantization scales.
+enum class ScaleDraw {
+  // Scales that spread the outputs over the 8-bit range, all below 1/2, as trained layers' are.
+  trained,
+  // Scales from 1/4 to 16 over small operands, so that outputs still spread over the 8-bit range:
+  // left shifts, scales of 1/2 to 1 and below 1/2 side by side in one plan (the general forms of
+  // the Arm epilogues, arm/neon/requant_neon.h).
+  around_one,
+  // Scales of 2^-k and 1.5 * 2^-k (k = 2 .. 7), all below 1/2, over the same small operands: their
+  // multipliers end in 29 or 30 zero bits, so accumulators land exactly halfway between two
+  // outputs, where the modes part (tonearest keeps its general form on Arm: product_never_ties).
+  tying,
+};
+
 struct GemmCase {
   std::int64_t m = 1, n = 1, k = 1;
   DType a_type = DType::u8;
@@ -38,10 +52,7 @@ struct GemmCase {
   bool per_channel_requant = true;
   bool narrow_clamp = false;  // qmin/qmax inside the type's range (a fused ReLU6-like clamp)
   bool relu = false;          // the zero point at qmin (a fused ReLU: no result below it survives)
-  // Scales from 1/4 to 16 over small operands, so that outputs still spread over the 8-bit range:
-  // left shifts, scales of 1/2 to 1 and below 1/2 side by side in one plan (the general forms of
-  // the Arm epilogues, arm/neon/requant_neon.h); the other draws' scales all lie below 1/2.
-  bool scales_around_one = false;
+  ScaleDraw scales = ScaleDraw::trained;
   std::size_t lda_pad = 0, ldc_pad = 0;
   std::uint64_t seed = 1;
 
@@ -52,7 +63,7 @@ struct GemmCase {
       << " bias=" << (has_bias ? (wide_bias ? "wide" : "yes") : "no") << " out=" << to_string(out_type);
     if (out_type != DType::s32) {
       s << " round=" << to_string(mode) << (per_channel_requant ? " per-channel" : " per-tensor")
-        << (narrow_clamp ? " narrow-clamp" : "") << (relu ? " relu" : "") << (scales_around_one ? " scales~1" : "");
+        << (narrow_clamp ? " narrow-clamp" : "") << (relu ? " relu" : "") << (scales == ScaleDraw::around_one ? " scales~1" : scales == ScaleDraw::tying ? " tying-scales" : "");
     }
     s << " lda+" << lda_pad << " ldc+" << ldc_pad << " seed=" << seed;
     return s.str();
@@ -86,7 +97,7 @@ inline GemmData make_gemm_data(const GemmCase& t) {
   p.k = t.k;
   p.a_type = t.a_type;
   const bool a_signed = t.a_type == DType::s8;
-  const bool small = t.scales_around_one;
+  const bool small = t.scales != ScaleDraw::trained;
   p.a_zero_point = !t.a_zero_point_nonzero ? 0 : small ? uniform(1, 4) : (a_signed ? uniform(-128, 127) | 1 : uniform(1, 255));
   switch (t.b_zero_points) {
     case ZeroPoints::zero: p.b_zero_points = {0}; break;
@@ -105,7 +116,9 @@ inline GemmData make_gemm_data(const GemmCase& t) {
     const std::size_t channels = t.per_channel_requant ? static_cast<std::size_t>(t.n) : 1;
     std::vector<double> scales(channels);
     for (auto& s : scales) {
-      s = (small ? 1.0 : 60.0 / typical) * std::ldexp(1.0, uniform(-2, small ? 3 : 2)) * (1 + uniform(0, 1000) / 1000.0);
+      s = t.scales == ScaleDraw::tying ? std::ldexp(uniform(0, 1) ? 1.5 : 1.0, -uniform(2, 7))
+                         : (small ? 1.0 : 60.0 / typical) * std::ldexp(1.0, uniform(-2, small ? 3 : 2)) *
+                               (1 + uniform(0, 1000) / 1000.0);
     }
     const bool out_signed = t.out_type == DType::s8;
     std::int32_t qmin = out_signed ? -128 : 0, qmax = out_signed ? 127 : 255;

@@ -143,15 +143,9 @@ TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
   }
 }
 
-// Plans whose scales reach 1/2 and beyond (left shifts, r = 0) next to small ones, in every mode:
-// the epilogues' general forms (on Arm those of arm/neon/requant_neon.h; on x86 the paths without
-// the short u8 epilogue), which the quantization sweep's scales (all below 1/2) never take.
-TEST_P(GemmVariants, BitExactWithScalesAroundOne) {
-  const VariantParam& v = GetParam();
-  QTUNE_SKIP_UNLESS_USABLE(v.uk.isa);
-  if (v.out_type == DType::s32) GTEST_SKIP() << "no requantization";
+// Every mode, per-tensor and per-channel, over scales drawn as `scales` says.
+void expect_every_mode_matches(const VariantParam& v, ScaleDraw scales, std::uint64_t seed) {
   const GemmConfig config = config_for(v.uk, v.pack_a, v.fuse);
-  std::uint64_t seed = 500;
   for (RoundingMode mode : kAllRoundingModes) {
     for (bool per_channel : {false, true}) {
       GemmCase t;
@@ -163,13 +157,33 @@ TEST_P(GemmVariants, BitExactWithScalesAroundOne) {
       t.b_zero_points = per_channel ? ZeroPoints::per_channel : ZeroPoints::per_tensor;
       t.mode = mode;
       t.per_channel_requant = per_channel;
-      t.scales_around_one = true;
+      t.scales = scales;
       t.narrow_clamp = (seed % 3) == 0;
       t.seed = seed++;
       expect_gemm_matches_reference(t, config);
     }
-    if (HasFailure()) return;
+    if (::testing::Test::HasFailure()) return;
   }
+}
+
+// Plans whose scales reach 1/2 and beyond (left shifts, r = 0) next to small ones: the epilogues'
+// general forms (on Arm those of arm/neon/requant_neon.h; on x86 the paths without the short u8
+// epilogue), which the quantization sweep's scales (all below 1/2) never take.
+TEST_P(GemmVariants, BitExactWithScalesAroundOne) {
+  const VariantParam& v = GetParam();
+  QTUNE_SKIP_UNLESS_USABLE(v.uk.isa);
+  if (v.out_type == DType::s32) GTEST_SKIP() << "no requantization";
+  expect_every_mode_matches(v, ScaleDraw::around_one, 500);
+}
+
+// Plans whose every scale lies below 1/2 (the Arm short forms of tflite, arm and upward) but whose
+// products can tie: tflite's ties away from zero in its short form, and tonearest's general form
+// (its short form, upward's, would round those ties up).
+TEST_P(GemmVariants, BitExactWithScalesThatTie) {
+  const VariantParam& v = GetParam();
+  QTUNE_SKIP_UNLESS_USABLE(v.uk.isa);
+  if (v.out_type == DType::s32) GTEST_SKIP() << "no requantization";
+  expect_every_mode_matches(v, ScaleDraw::tying, 700);
 }
 
 // ---- in-tile row sums ----------------------------------------------------------------------------

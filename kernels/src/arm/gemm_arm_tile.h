@@ -58,7 +58,9 @@ inline void load_group(std::uint8_t* dst, const std::uint8_t* src, std::size_t v
     std::memset(dst, 0, N);
     std::memcpy(dst, src, valid);
   }
-  for (std::size_t t = 0; t < std::min<std::size_t>(valid, N); ++t) dst[t] ^= flip;
+  // A fixed trip count: with `valid` as the bound GCC's vectorized loop claimed stores past dst[N).
+  const std::size_t real = std::min<std::size_t>(valid, N);
+  for (std::size_t t = 0; t < static_cast<std::size_t>(N); ++t) dst[t] ^= t < real ? flip : 0;
 }
 
 // Valid bytes of k group g when A is read in place.

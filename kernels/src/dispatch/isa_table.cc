@@ -83,6 +83,13 @@ namespace {
                                                       {5, 80}, {5, 64}, {12, 24}};
 [[maybe_unused]] constexpr GemmTile kYmmTiles[] = {{6, 16}};
 [[maybe_unused]] constexpr GemmTile kArmDotTiles[] = {{8, 12}};
+// dotprod: 4x16 first (ties go to it), as XNNPACK's aarch64 neondot kernels; llvm-mca predicts
+// its epilogues shorter than 8x12's, whose rows of 12 take more narrowing and stores. 8x12 where it
+// pads less (N = 24, 40, ...).
+[[maybe_unused]] constexpr GemmTile kDotprodTiles[] = {{4, 16}, {8, 12}};
+// neon: the c8 tile, whose k-loop is loads, smull and sadalp only (arm/neon/gemm_neon.cc); the c2
+// tiles spend a vector instruction per row broadcasting A (docs/arm-static-analysis.md).
+[[maybe_unused]] constexpr GemmTile kNeonTiles[] = {{2, 8}};
 constexpr GemmTile kEightByEight[] = {{8, 8}};
 // Depthwise: output pixels per step share each weight vector load (and a kernel row's inputs,
 // tile_rows); 2 x 16 (AVX-512) or 2 x 8 (AVX2) channels keep 8 to 16 accumulators, the tiles that
@@ -243,7 +250,7 @@ std::vector<IsaRow> rows() {
     row.gemm = gemm_ukernels_dotprod;
     row.separate_requantize = requantize_rows_neon;
     row.separate_requantize_unroll = 4;
-    row.gemm_tiles = kArmDotTiles;
+    row.gemm_tiles = kDotprodTiles;
   }
 #endif
 #if defined(QTUNE_HAVE_NEON)
@@ -254,7 +261,7 @@ std::vector<IsaRow> rows() {
     row.requantize = requantize_rows_neon;
     row.separate_requantize = requantize_rows_neon;
     row.separate_requantize_unroll = 4;
-    row.gemm_tiles = kEightByEight;
+    row.gemm_tiles = kNeonTiles;
     row.dw_tiles = kNeonDwTiles;
   }
 #endif

@@ -4,6 +4,7 @@
 #include "quant/fp32_equivalent.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,13 @@ RequantPlan RequantPlan::make(const RequantParams& p, FloatForms forms) {
   // one channel later (the odd lanes' multipliers, requant_avx512.h) stays in bounds too.
   plan.every_scale_below_half = std::all_of(p.fixed.begin(), p.fixed.end(),
                                             [](const FixedPointMultiplier& f) { return f.shift <= -1; });
+  plan.product_never_ties = std::all_of(p.fixed.begin(), p.fixed.end(), [](const FixedPointMultiplier& f) {
+    // A tie is a product whose lowest set bit is 2^(s-1); an int32 accumulator brings 0 to 31
+    // trailing zeros to M's.
+    const int s = 31 - f.shift;
+    const int zeros = std::countr_zero(static_cast<std::uint32_t>(f.multiplier));
+    return f.multiplier == 0 || s - 1 < zeros || s - 1 > 31 + zeros;
+  });
   const std::size_t size = plan.per_channel ? n + kMaxLanes : kMaxLanes;
   auto resize = [size](auto&... arrays) { (arrays.assign(size, {}), ...); };
   resize(plan.multiplier, plan.left_shift, plan.right_shift, plan.rdpot_mask, plan.rdpot_half,
@@ -134,6 +142,7 @@ RequantConstants RequantPlan::constants() const {
   c.fp32_origin = fp32_origin.data();
   c.any_left_shift = any_left_shift;
   c.every_scale_below_half = every_scale_below_half;
+  c.product_never_ties = product_never_ties;
   for (int parity = 0; parity < 2; ++parity) {
     c.shift_add[parity] = shift_add[parity].data();
     c.shift_sub[parity] = shift_sub[parity].data();

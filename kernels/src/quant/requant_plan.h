@@ -163,6 +163,12 @@ struct RequantConstants {
   // requantization of a trained network's layer does: the Arm epilogues' short forms need it
   // (arm/neon/requant_neon.h).
   bool every_scale_below_half = false;
+  // Whether no int32 accumulator's product p = x * M lies halfway between two multiples of 2^s, in
+  // any channel: a tie needs p's lowest set bit at 2^(s-1), and x brings 0 to 31 trailing zeros to
+  // M's z, so a channel with s - 1 outside [z, z + 31] (or M = 0) never ties. True for the scales
+  // of trained layers (s >= 33 + z). tonearest and upward differ only at ties, so such a plan's
+  // tonearest is its upward, and the Arm epilogues give it upward's short form.
+  bool product_never_ties = false;
 
   std::size_t channels() const { return channel_count; }
   std::size_t index(std::size_t c) const { return per_channel ? c : 0; }
@@ -222,6 +228,7 @@ struct RequantPlan {
   std::vector<std::int64_t> shift_add[2], shift_sub[2], shift_count[2];
   bool any_left_shift = false;  // some channel's l > 0
   bool every_scale_below_half = false;  // every channel's e <= -1 (RequantConstants)
+  bool product_never_ties = false;      // no channel's product can tie (RequantConstants)
 
   std::size_t channels() const { return channel_count; }
   // The array index holding channel c's constants (per-tensor plans ignore c).

@@ -52,6 +52,8 @@ struct DotprodCore : arm::RowMajorLayout<MR, NR / 4> {
   static void accumulate_packed(Acc& acc, const GemmUkernelArgs& args) {
     const auto* a = static_cast<const std::uint8_t*>(args.a_packed);
     const auto* b = static_cast<const std::uint8_t*>(args.b_packed);
+    // Four groups an iteration: the loop's counter and branch weigh a quarter as much per sdot.
+#pragma GCC unroll 4
     for (std::size_t g = 0; g < args.k_groups; ++g, a += 4 * MR, b += 16 * kVecs) {
       int8x16_t bv[kVecs];
       load_b(b, bv);

@@ -1,10 +1,16 @@
 // The `neon` GEMM family (Armv8.0 Advanced SIMD, runs on every aarch64 CPU): smull multiplies 8
 // int8 pairs into exact int16 products (|a * b| <= 128 * 128), sadalp adds adjacent product pairs
-// into the int32 accumulators. One k group is kr = 2 values: a B vector holds 4 columns x 2 k
-// (8 bytes), the A group of a row (2 bytes) is broadcast, so each smull + sadalp pair does 8 MACs.
-// smlal (accumulating two products in int16) would save an instruction but overflows for
-// (-128) * (-128) * 2, so it is not bit-exact and is not used. Activations are packed as s8
-// (PackedA::s8: u8 inputs flipped with ^0x80, compensated through the column sums).
+// into the int32 accumulators. smlal (accumulating two products in int16) would save an
+// instruction but overflows for (-128) * (-128) * 2, so it is not bit-exact and is not used.
+// Activations are packed as s8 (PackedA::s8: u8 inputs flipped with ^0x80, compensated through
+// the column sums). Two layouts of the same arithmetic:
+// - c2 (NeonCore): a k group is 2 values; a B vector holds 4 columns x 2 k, the A pair of a row is
+//   broadcast to it, so the accumulators are the rows of C. Each row's broadcast is one more
+//   vector instruction per 4 smull + sadalp pairs, and the 8-row tiles run out of registers.
+// - c8 (NeonC8Core, XNNPACK's c8 "mull" layout): a k group is 8 values; a row's group and a
+//   column's group are one 8-byte vector each, multiplied with no broadcast, into one accumulator
+//   per (row, column) whose 4 lanes hold partial sums added together once, after the k loop. The
+//   loop issues only loads, smull and sadalp (docs/arm-static-analysis.md).
 #include <arm_neon.h>
 
 #include "arm/gemm_arm_tile.h"
@@ -61,15 +67,24 @@ struct NeonCore : arm::RowMajorLayout<MR, NR / 4> {
   }
 };
 
-constexpr GemmUkernel kNeonUkernels[] = {
-    arm::make_arm_gemm_ukernel<NeonCore<4, 4>>("qs8-gemm-4x4c2-neon-mull"),
-    arm::make_arm_gemm_ukernel<NeonCore<4, 8>>("qs8-gemm-4x8c2-neon-mull"),
-    arm::make_arm_gemm_ukernel<NeonCore<8, 8>>("qs8-gemm-8x8c2-neon-mull"),
-    arm::make_arm_gemm_ukernel<NeonCore<8, 12>>("qs8-gemm-8x12c2-neon-mull"),
-};
-
 }  // namespace
 
-std::span<const GemmUkernel> gemm_ukernels_neon() { return kNeonUkernels; }
+// The c8 tiles' descriptors (gemm_neon_c8.cc).
+GemmUkernel neon_gemm_2x8c8_ukernel();
+GemmUkernel neon_gemm_2x12c8_ukernel();
+
+std::span<const GemmUkernel> gemm_ukernels_neon() {
+  // A function-local table: the c8 descriptors come from another translation unit, so they are not
+  // constant expressions here.
+  static const GemmUkernel kNeonUkernels[] = {
+      arm::make_arm_gemm_ukernel<NeonCore<4, 4>>("qs8-gemm-4x4c2-neon-mull"),
+      arm::make_arm_gemm_ukernel<NeonCore<4, 8>>("qs8-gemm-4x8c2-neon-mull"),
+      arm::make_arm_gemm_ukernel<NeonCore<8, 8>>("qs8-gemm-8x8c2-neon-mull"),
+      arm::make_arm_gemm_ukernel<NeonCore<8, 12>>("qs8-gemm-8x12c2-neon-mull"),
+      neon_gemm_2x8c8_ukernel(),
+      neon_gemm_2x12c8_ukernel(),
+  };
+  return kNeonUkernels;
+}
 
 }  // namespace qtune::detail

@@ -13,7 +13,8 @@
 //              (the instruction rounds before truncating, with no intermediate overflow).
 //   tonearest  as upward on p - [p < 0] (ssra p, p, #63), which makes ties go away from zero.
 //   fp32       scvtf, fmul, fmaxnm / fmin clamp (a NaN product becomes lo, like the reference),
-//              fcvtns (round half to even).
+//              fcvtns (round half to even); the GEMM tiles round with an addition instead
+//              (kRoundingAddend).
 // The 64-bit results are narrowed with sqxtn: saturating is harmless because clamping to
 // [lo, hi] follows and both bounds lie within int32.
 //
@@ -23,6 +24,8 @@
 //   upward     sqdmulh, then srshl by -(s - 31): floor(p / 2^31) rounded again, ties up, by
 //              2^(s - 31) >= 2 is p rounded once by 2^s (rounding a floor adds nothing when the
 //              divisor is a whole power of two), all in 32-bit lanes. Needs s >= 32.
+//   tonearest  upward's short form, for plans of upward's short form whose products never tie
+//              (RequantConstants::product_never_ties): the two modes differ only at ties.
 //
 // The GEMM tiles finish 16 values at a time on 16-bit lanes (to_bytes16): sqxtn, the clamp to
 // [qmin - zp, qmax - zp], the zero point, one uzp1 to bytes. The saturation changes no result:
@@ -40,14 +43,20 @@ namespace qtune::detail::neon {
 
 // Whether Mode has a short form (above).
 template <RoundingMode Mode>
-inline constexpr bool kHasPlainForm =
-    Mode == RoundingMode::tflite || Mode == RoundingMode::arm || Mode == RoundingMode::upward;
+inline constexpr bool kHasPlainForm = Mode == RoundingMode::tflite || Mode == RoundingMode::arm ||
+                                      Mode == RoundingMode::upward || Mode == RoundingMode::tonearest;
+
+// The short forms that round the product once, in 32-bit lanes (sqdmulh, srshl).
+template <RoundingMode Mode, bool Plain>
+inline constexpr bool kSingleRoundingIn32Bits =
+    Plain && (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest);
 
 // Whether a plan of Mode may take its short form: decided once per call, never per vector.
 template <RoundingMode Mode>
 inline bool takes_plain_form(const RequantConstants& plan) {
   if constexpr (Mode == RoundingMode::arm) return !plan.any_left_shift;
   if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::upward) return plan.every_scale_below_half;
+  if constexpr (Mode == RoundingMode::tonearest) return plan.product_never_ties && plan.every_scale_below_half;
   return false;
 }
 
@@ -56,7 +65,7 @@ inline bool takes_plain_form(const RequantConstants& plan) {
 template <RoundingMode Mode, bool Plain = false>
 struct RequantLanes {
   static_assert(!Plain || kHasPlainForm<Mode>);
-  int32x4_t multiplier, left_shift, neg_right_shift;   // tflite, arm; upward's short form: -(s - 31)
+  int32x4_t multiplier, left_shift, neg_right_shift;   // tflite, arm; kSingleRoundingIn32Bits: -(s - 31)
   int64x2_t neg_product_shift_lo, neg_product_shift_hi;  // upward, tonearest: -(31 - e)
   float32x4_t scale, offset, origin;                   // the float modes (requant_plan.h)
   int32x4_t lo, hi, zero_point;
@@ -74,7 +83,7 @@ inline RequantLanes<Mode, Plain> load_requant_lanes(const RequantConstants& plan
     q.multiplier = vld1q_s32(&plan.multiplier[i]);
     if constexpr (!Plain) q.left_shift = vld1q_s32(&plan.left_shift[i]);
     q.neg_right_shift = vnegq_s32(vld1q_s32(&plan.right_shift[i]));
-  } else if constexpr (Mode == RoundingMode::upward && Plain) {
+  } else if constexpr (kSingleRoundingIn32Bits<Mode, Plain>) {
     q.multiplier = vld1q_s32(&plan.multiplier[i]);
     q.neg_right_shift = vsubq_s32(vdupq_n_s32(31), vld1q_s32(&plan.product_shift[i]));
   } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
@@ -115,7 +124,7 @@ inline int32x4_t scaled4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
       t = Plain ? vsraq_n_s32(t, t, 31) : vsraq_n_s32(t, vandq_s32(t, q.neg_right_shift), 31);
     }
     return vrshlq_s32(t, q.neg_right_shift);
-  } else if constexpr (Mode == RoundingMode::upward && Plain) {
+  } else if constexpr (kSingleRoundingIn32Bits<Mode, Plain>) {
     return vrshlq_s32(vqdmulhq_s32(acc, q.multiplier), q.neg_right_shift);
   } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
     const int64x2_t lo = single_rounding_half<Mode>(vmull_s32(vget_low_s32(acc), vget_low_s32(q.multiplier)),
@@ -162,14 +171,16 @@ inline int32x4_t requantize4(int32x4_t acc, const RequantLanes<Mode>& q) {
   }
 }
 
-// The 16-bit constants of to_bytes16.
+// The 16-bit constants of to_bytes16, and the zero point as bytes (fp32's finish).
 struct OutputLanes {
   int16x8_t lo, hi, zero_point;
+  uint8x16_t zero_point_bytes;
 };
 
 inline OutputLanes load_output_lanes(const RequantConstants& plan) {
   return {vdupq_n_s16(static_cast<std::int16_t>(plan.lo)), vdupq_n_s16(static_cast<std::int16_t>(plan.hi)),
-          vdupq_n_s16(static_cast<std::int16_t>(plan.zero_point))};
+          vdupq_n_s16(static_cast<std::int16_t>(plan.zero_point)),
+          vdupq_n_u8(static_cast<std::uint8_t>(plan.zero_point))};
 }
 
 // 8 scaled values (scaled4) clamped, with the zero point, on 16-bit lanes.
@@ -186,7 +197,7 @@ inline uint8x16_t to_bytes16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d,
 // Values already in [qmin, qmax] (within the output type): truncating narrows keep the bit
 // pattern of both u8 and s8 results.
 inline uint8x8_t narrow8(int32x4_t lo, int32x4_t hi) {
-  return vreinterpret_u8_s8(vmovn_s16(vcombine_s16(vmovn_s32(lo), vmovn_s32(hi))));
+  return vreinterpret_u8_s8(vmovn_s16(vuzp1q_s16(vreinterpretq_s16_s32(lo), vreinterpretq_s16_s32(hi))));
 }
 
 // The same for 16 values: three uzp1 (two narrows a vector took six instructions).
@@ -196,17 +207,26 @@ inline uint8x16_t narrow16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
 }
 
 // Where the GEMM tiles clamp and add the zero point: on 16-bit lanes (to_bytes16) for the forms
-// whose scaling ends in 32-bit lanes, as requantize4 does for those that narrow from 64 bits or
-// clamp in float, where llvm-mca predicted the 16-bit finish slower (docs/arm-static-analysis.md).
+// whose scaling ends in 32-bit lanes, as requantize4 does for the 64-bit forms, where llvm-mca
+// predicted the 16-bit finish slower (docs/arm-static-analysis.md). fp32 has a finish of its own.
 template <RoundingMode Mode, bool Plain>
 inline constexpr bool kClampsIn16Bits =
-    Mode == RoundingMode::tflite || Mode == RoundingMode::arm || (Mode == RoundingMode::upward && Plain);
+    Mode == RoundingMode::tflite || Mode == RoundingMode::arm || kSingleRoundingIn32Bits<Mode, Plain>;
 
-// A GEMM tile's 4 accumulators: requantize4's values, or the scaled values that epilogue_bytes16
-// clamps on 16-bit lanes.
+// fp32 in the GEMM tiles rounds by adding 1.5 * 2^23 to the clamped float: the sum's ulp is 1, so
+// the addition rounds half to even as fcvtns does, and the value v sits in its low bits
+// (0x4B400000 + v, |v| < 2^22), which truncating narrows take as bytes. fcvtns and scvtf are two
+// uops on a single pipe of Neoverse N1 and N2; the addition is one on either.
+inline constexpr float kRoundingAddend = 12582912.0f;
+
+// A GEMM tile's 4 accumulators: requantize4's values, the scaled values that epilogue_bytes16
+// clamps on 16-bit lanes, or fp32's rounded bits (kRoundingAddend) without the zero point.
 template <RoundingMode Mode, bool Plain>
 inline int32x4_t epilogue4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
-  if constexpr (kClampsIn16Bits<Mode, Plain>) {
+  if constexpr (Mode == RoundingMode::fp32) {
+    const float32x4_t clamped = vminq_f32(vmaxnmq_f32(vmulq_f32(vcvtq_f32_s32(acc), q.scale), q.lo_f), q.hi_f);
+    return vreinterpretq_s32_f32(vaddq_f32(clamped, vdupq_n_f32(kRoundingAddend)));
+  } else if constexpr (kClampsIn16Bits<Mode, Plain>) {
     return scaled4(acc, q);
   } else {
     return requantize4(acc, q);
@@ -216,7 +236,9 @@ inline int32x4_t epilogue4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
 // 8 outputs of epilogue4 as bytes.
 template <RoundingMode Mode, bool Plain>
 inline uint8x8_t epilogue_bytes8(int32x4_t a, int32x4_t b, const OutputLanes& out) {
-  if constexpr (kClampsIn16Bits<Mode, Plain>) {
+  if constexpr (Mode == RoundingMode::fp32) {
+    return vadd_u8(narrow8(a, b), vget_low_u8(out.zero_point_bytes));  // wraps to the u8 / s8 pattern
+  } else if constexpr (kClampsIn16Bits<Mode, Plain>) {
     return vreinterpret_u8_s8(vmovn_s16(finish8(a, b, out)));
   } else {
     return narrow8(a, b);
@@ -226,7 +248,9 @@ inline uint8x8_t epilogue_bytes8(int32x4_t a, int32x4_t b, const OutputLanes& ou
 // 16 outputs of epilogue4 as bytes.
 template <RoundingMode Mode, bool Plain>
 inline uint8x16_t epilogue_bytes16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d, const OutputLanes& out) {
-  if constexpr (kClampsIn16Bits<Mode, Plain>) {
+  if constexpr (Mode == RoundingMode::fp32) {
+    return vaddq_u8(narrow16(a, b, c, d), out.zero_point_bytes);
+  } else if constexpr (kClampsIn16Bits<Mode, Plain>) {
     return to_bytes16(a, b, c, d, out);
   } else {
     return narrow16(a, b, c, d);
