@@ -259,11 +259,6 @@ def signature(mode, body):
 
 
 SIMD_REG = re.compile(r"\b([vqdshb])(\d{1,2})\b")
-# Instructions whose first operand is read as well as written (accumulating, inserting, or
-# narrowing into the upper half).
-READS_DESTINATION = re.compile(r"^(ssra|usra|srsra|ursra|sri|sli|bsl|bit|bif|ins|mla|mls|fmla|fmls|sadalp|uadalp|"
-                               r"[su]mlal2?|[su]mlsl2?|sqdml[as]l2?|[su]dot|usdot|[su]mmla|usmmla|"
-                               r"\w+n2|ld\dr?)$")
 
 
 def simd_numbers(text):
