@@ -189,15 +189,15 @@ def innermost(found):
     return result
 
 
-def k_loop(functions, rank=lambda work: work):
+def k_loop(functions, rank=lambda work: work, accept=lambda body: True):
     """The innermost loop with the most multiply-accumulates (or the best by `rank` of them; 0 is
-    never chosen); among equals, the shortest (the packed-A path, not the in-place walk that needs
-    more instructions per step)."""
+    never chosen) among those `accept` takes; among equals, the shortest (the packed-A path, not the
+    in-place walk that needs more instructions per step)."""
     best = None
     for insns in functions:
         for loop in innermost(loops(insns)):
             work = rank(sum(macs(i) for i in loop.body))
-            if work == 0:
+            if work == 0 or not accept(loop.body):
                 continue
             key = (work, -len(loop.body))
             if best is None or key > best[0]:
@@ -360,6 +360,59 @@ def epilogue(functions, mode, k_body, tile_vectors=None, straight_line=False):
     return best
 
 
+def paths_from(insns, start, loop, limit=512):
+    """The straight-line paths from insns[start], the instruction after `loop` (a k-loop): each
+    conditional branch both taken and not, jumps followed wherever GCC put their targets, but no
+    branch to code the path has run (a loop's edge: the path falls through it instead); each path
+    up to a return or the k-loop again (the next tile)."""
+    index = {i.addr: n for n, i in enumerate(insns)}
+    first, last = loop[0].addr, loop[-1].addr
+    paths, pending = [], [(start, [], set())]
+    while pending and len(paths) < limit:
+        n, trace, seen = pending.pop()
+        while n < len(insns) and len(trace) < 2000:
+            insn = insns[n]
+            if first <= insn.addr <= last:
+                break
+            trace.append(insn)
+            seen.add(insn.addr)
+            if insn.op in ("ret", "br"):
+                break
+            if insn.target is not None and not insn.is_call:
+                if insn.target not in index:
+                    break
+                if insn.target in seen or first <= insn.target <= last:
+                    if insn.op == "b":
+                        break
+                elif insn.op == "b":
+                    n = index[insn.target]
+                    continue
+                else:
+                    pending.append((index[insn.target], list(trace), set(seen)))
+            n += 1
+        paths.append(trace)
+    return paths
+
+
+def epilogue_after_loop(functions, mode, k_body, tile_vectors):
+    """(instructions, outputs) of the shortest path from the k-loop's exit that is mode's
+    requantization of exactly tile_vectors vectors: the tile's own epilogue, with the test of the
+    plan that leads to it (the depthwise tiles inline the forms of trained layers after their tap
+    loop). None where no path is (the forms the tile reaches through a call)."""
+    if not k_body:
+        return None
+    best = None
+    for insns in functions:
+        exit_at = next((n + 1 for n, i in enumerate(insns) if i.addr == k_body[-1].addr), None)
+        if exit_at is None:
+            continue
+        for path in paths_from(insns, exit_at, k_body):
+            vectors = signature(mode, path)
+            if vectors == tile_vectors and (best is None or len(path) < len(best[0])):
+                best = (path, 4 * vectors)
+    return best
+
+
 @dataclass
 class Kernel:
     name: str
@@ -375,6 +428,9 @@ class Kernel:
     # The instructions that turn the accumulators into rows of C after the k-loop, where the core's
     # layout is not row-major (to_rows): (opcode, arrangement, count per tile).
     to_rows: tuple | None = None
+    # The modes whose epilogue region is well defined, which CI guards: every GEMM tile's; the
+    # depthwise tiles' found on a path from their tap loop (not through the heuristics of epilogue()).
+    guarded: set = field(default_factory=set)
 
     @property
     def mac_per_step(self):
@@ -389,8 +445,8 @@ class Kernel:
 
 
 def depthwise_madds(body):
-    """NeonVector::madd's (one smull and one smull2 .4s each: a tap of 4 channels of one pixel)."""
-    return sum(1 for i in body if i.op in ("smull", "smull2") and i.args.startswith("v") and ".4s" in i.args) // 2
+    """NeonDwOperations::madd_dw's (one smlal .4s each: a tap of 4 channels of one pixel)."""
+    return sum(1 for i in body if i.op == "smlal" and i.args.startswith("v") and ".4s" in i.args)
 
 
 def qtune_kernels(functions):
@@ -414,14 +470,26 @@ def qtune_kernels(functions):
             core = f"{m.group(1)}{m.group(2) or ''}Core<{mr}, {nr}>"
             kernels.append(Kernel(f"{family} {mr}x{nr}", "qtune", "gemm", mr, nr, [insns] + parts.get(core, []),
                                   QTUNE_MODES, to_rows=to_rows))
-    # Depthwise (dwconv_neon.cc): every function of DwRowKernel<NeonVector, C, W, signed> (the row
-    # walkers, the tile functions GCC kept out of line, the mode switch of their epilogue).
-    dw = re.compile(r"DwRowKernel<qtune::detail::\(anonymous namespace\)::NeonVector, (\d+), (\d+), (true|false)>")
-    groups = {}
+    # Depthwise (dwconv_neon.cc): every function of DwRowKernel<NeonDwOperations, C, W, signed> (the
+    # row walkers, the tile functions GCC kept out of line), dw_row<NeonDwOperations, C, W> (which
+    # holds both signs' walks where GCC inlined them: the k-loop is then told by its widening), and
+    # the general forms' epilogue of a whole tile, write_any_form<W, C / 4, false> (out of line).
+    dw = re.compile(r"DwRowKernel<qtune::detail::\(anonymous namespace\)::NeonDwOperations, (\d+), (\d+), (true|false)>")
+    dw_row = re.compile(r"dw_row<qtune::detail::\(anonymous namespace\)::NeonDwOperations, (\d+), (\d+)>")
+    any_form = re.compile(r"NeonDwOperations::write_any_form<(\d+), (\d+), false>")
+    groups, by_tile = {}, {}
     for name, insns in functions.items():
         keys = {(int(m.group(1)), int(m.group(2)), m.group(3)) for m in dw.finditer(name)}
+        m = dw_row.search(name)
+        if m:
+            keys |= {(int(m.group(1)), int(m.group(2)), signed) for signed in ("true", "false")}
         for key in keys:
             groups.setdefault(key, []).append(insns)
+        m = any_form.search(name)
+        if m:
+            by_tile.setdefault((4 * int(m.group(2)), int(m.group(1))), []).append(insns)
+    for (channels, pixels, _), insns in groups.items():
+        insns += by_tile.get((channels, pixels), [])
     for (channels, pixels, signed), insns in sorted(groups.items()):
         kind = "s8" if signed == "true" else "u8"
         kernels.append(Kernel(f"dw-neon {channels}c x {pixels}px {kind}", "qtune", "depthwise", pixels, channels,
@@ -457,12 +525,14 @@ def with_to_rows(kernel, region):
 def analyse_regions(kernels):
     for k in kernels:
         if k.kind == "depthwise":
-            # The kernel's whole tile (W pixels x C/4 vectors; a madd is smull + smull2, 8 products)
+            # The kernel's whole tile (W pixels x C/4 vectors; a tap of a vector is one smlal, 4 products)
             # three taps an iteration (tile_rows: the 3x3 kernels' loop where its registers suffice,
             # GCC drops it where they do not) before one tap (tile); never the narrower tiles of the
             # row ends and channel tails.
             tile = k.mr * k.nr // 4
-            found = k_loop(k.functions, lambda work, tile=tile: {3: 2, 1: 1}.get(work / 8 / tile, 0))
+            other_sign = "ushll" if k.name.endswith("s8") else "sshll"
+            found = k_loop(k.functions, lambda work, tile=tile: {3: 2, 1: 1}.get(work / 4 / tile, 0),
+                           accept=lambda body, other=other_sign: not any(i.op == other for i in body))
         else:
             found = k_loop(k.functions)
         k.loop = found.body if found else None
@@ -473,10 +543,17 @@ def analyse_regions(kernels):
         for mode in k.modes:
             # qtune's tiles: the whole tile's code (whole-vector stores), not a ragged tile's.
             tile_vectors = k.mr * k.nr // 4 if k.source == "qtune" else None
-            found = epilogue(k.functions, mode, k.loop, tile_vectors,
-                             straight_line=k.source == "qtune" and k.kind == "gemm")
+            found = None
+            if k.kind == "depthwise":
+                found = epilogue_after_loop(k.functions, mode, k.loop, tile_vectors)
+                if found:
+                    k.guarded.add(mode)
+            found = found or epilogue(k.functions, mode, k.loop, tile_vectors,
+                                      straight_line=k.source == "qtune" and k.kind == "gemm")
             if found:
                 k.epilogues[mode] = (with_to_rows(k, found[0]), found[1])
+                if k.kind == "gemm":
+                    k.guarded.add(mode)
 
 
 @functools.lru_cache(maxsize=None)
@@ -605,17 +682,20 @@ def markdown(predictions, command, xnnpack_note):
            "  `tonearest` are the short forms a plan takes when its scales are those of trained layers",
            "  (every scale below 1/2; for arm below 1; for tonearest, no product that can tie, when it",
            "  runs upward's code); `MODE/any` is the general form the tile runs for any other plan",
-           "  (arm/neon/requant_neon.h). The depthwise kernels have the general forms only.",
+           "  (arm/neon/requant_neon.h), the depthwise tiles too.",
            "- **whole call**: k-loop iterations for K plus the tile's MR x NR outputs through the",
            "  epilogue; packing, set-up and the loop's exit are not counted.",
            "- **depthwise** (`dw-neon Cc x Wpx`, u8 and s8 inputs): the k-loop is the tap loop of the",
            "  kernel's whole tile (W pixels x C channels), three taps a step where the 3x3 form",
-           "  (tile_rows) fits in the registers, else one; its peak is the smull/smull2 of the madds",
-           "  alone. The epilogue is the code that requantizes exactly the whole tile in that mode:",
-           "  a loop, or the straight-line code from the mode's first instruction, conditional",
-           "  branches not taken, up to the next backward branch; where GCC merged that path with",
-           "  other code the figure includes it (so it can overstate), and `—` means no such code",
-           "  was found. CI guards the depthwise k-loops only, not these epilogues. The whole call",
+           "  (tile_rows) fits in the registers, else one; its peak is the smlal of its taps alone",
+           "  (one per 4 channels of a pixel). The short forms' and fp32's epilogue is the shortest",
+           "  path from the tap loop's exit that requantizes exactly the whole tile in that mode (the",
+           "  bias terms, the test of the plan, the stores: the tile inlines those forms), which CI",
+           "  guards like the GEMM tiles'. The general forms run out of line: their figure is the",
+           "  straight-line code from the mode's first instruction there, conditional branches not",
+           "  taken, up to the next backward branch, without the call and the bias terms (so not",
+           "  comparable with the short forms'; it can also overstate where GCC merged that path",
+           "  with other code); `—` means no such code was found. The whole call",
            f"  is {DEPTHWISE_TAPS} taps (a 3x3 kernel) of that tile.", "",
            "What llvm-mca cannot see: caches and memory bandwidth (every load hits L1), the hardware",
            "prefetchers, branch mispredictions (the loops' exits, the tile-edge paths), the cost of",
@@ -720,10 +800,9 @@ def record_floors(predictions):
     for p in predictions:
         if p.kernel.source != "qtune":
             continue
-        # The depthwise epilogues are found heuristically (see the tables' notes): their figures
-        # inform, but a change of GCC's block layout could move them, so only the GEMM tiles'
-        # epilogues are guarded.
-        epilogues = p.epilogue if p.kernel.kind == "gemm" else {}
+        # The depthwise general forms' epilogues are found heuristically (see the tables' notes):
+        # their figures inform, but a change of GCC's block layout could move them (Kernel.guarded).
+        epilogues = {m: e for m, e in p.epilogue.items() if m in p.kernel.guarded}
         floors.setdefault(p.kernel.name, {})[p.core] = {
             "min_share": math.floor((p.share - SHARE_MARGIN) * 100) / 100,
             "max_spills": p.spills,

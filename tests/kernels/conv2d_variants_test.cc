@@ -3,7 +3,11 @@
 // Variants this CPU cannot run are skipped with a message naming the ISA.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <optional>
+#include <random>
 #include <set>
 #include <utility>
 #include <thread>
@@ -27,6 +31,16 @@ struct DwTile {
   int channel_tile, width_tile;
 };
 
+Conv2dConfig depthwise_config(Isa isa, DwTile tile, bool fuse) {
+  Conv2dConfig c;
+  c.algo = ConvAlgo::depthwise;
+  c.gemm.isa = isa;
+  c.gemm.fuse_requant = fuse;
+  c.dw_channel_tile = tile.channel_tile;
+  c.dw_width_tile = tile.width_tile;
+  return c;
+}
+
 // The depthwise tiles conv2d_check_config accepts for `isa`, out of every channel and width tile
 // of the registry (the knob space's candidates: a tile added there is tested here).
 std::vector<DwTile> depthwise_tiles(Isa isa, const Conv2dProblem& p) {
@@ -38,12 +52,7 @@ std::vector<DwTile> depthwise_tiles(Isa isa, const Conv2dProblem& p) {
   std::vector<DwTile> tiles;
   for (int ct : channel_tiles) {
     for (int wt : width_tiles) {
-      Conv2dConfig c;
-      c.algo = ConvAlgo::depthwise;
-      c.gemm.isa = isa;
-      c.dw_channel_tile = ct;
-      c.dw_width_tile = wt;
-      if (conv2d_check_config(p, c).empty()) tiles.push_back({ct, wt});
+      if (conv2d_check_config(p, depthwise_config(isa, {ct, wt}, true)).empty()) tiles.push_back({ct, wt});
     }
   }
   return tiles;
@@ -142,15 +151,67 @@ TEST_P(Conv2dIsaTest, DepthwiseMatchesReference) {
       conv2d_reference(p, d.input.data(), d.weights.data(), p.has_bias ? d.bias.data() : nullptr, expected.data());
       for (const auto& k : kernels) {
         for (bool fuse : {true, false}) {
-          Conv2dConfig c;
-          c.algo = ConvAlgo::depthwise;
-          c.gemm.isa = isa;
-          c.gemm.fuse_requant = fuse;
-          c.dw_channel_tile = k.channel_tile;
-          c.dw_width_tile = k.width_tile;
+          const Conv2dConfig c = depthwise_config(isa, k, fuse);
           ASSERT_EQ(conv2d_check_config(p, c), "") << testing::describe(c);
           SCOPED_TRACE(testing::describe(c));
           testing::expect_matches_reference(p, c, static_cast<std::uint32_t>(qi), &expected);
+        }
+      }
+    }
+  }
+}
+
+// Plans that take no short form (requant_neon.h): scales from 1/2 to 16 (arm's left shifts,
+// tflite's and upward's general forms) and scales 2^-k, 1.5 * 2^-k, which small operands put on
+// ties (tonearest's products, tflite's second rounding). The data are small (activations within 3
+// of the zero point, weights within 3 of 0, biases within 20) so that most outputs do not saturate.
+TEST_P(Conv2dIsaTest, DepthwiseMatchesReferenceWithScalesAroundOneAndTies) {
+  const Isa isa = GetParam();
+  const std::vector<DwTile> kernels =
+      depthwise_tiles(isa, make_problem(kDepthwiseShapes[0], quant_kinds()[0], 1));
+  if (kernels.empty()) GTEST_SKIP() << "no depthwise kernels for isa " << to_string(isa) << " in this build";
+  const RoundingMode modes[] = {RoundingMode::tflite, RoundingMode::arm, RoundingMode::upward,
+                                RoundingMode::tonearest, RoundingMode::fp32};
+  // Ragged channels, 5x5, stride 2, blocks and a tail, wide rows, 7-pixel tiles, pixel pairs.
+  for (std::size_t si : {0, 2, 5, 8, 9, 12, 13}) {
+    for (std::size_t mi = 0; mi < std::size(modes); ++mi) {
+      for (bool tying : {false, true}) {
+        const auto seed = static_cast<std::uint32_t>(si * 31 + mi * 2 + (tying ? 1 : 0));
+        testing::ConvQuant q;
+        q.a_type = seed % 2 ? DType::s8 : DType::u8;
+        q.out_type = seed / 2 % 2 ? DType::s8 : DType::u8;
+        q.per_channel = (si + mi) % 2 == 0;
+        q.rounding = modes[mi];
+        Conv2dProblem p = make_problem(kDepthwiseShapes[si], q, seed);
+        std::mt19937 rng(seed);
+        std::vector<double> scales(q.per_channel ? static_cast<std::size_t>(p.out_c) : 1);
+        for (double& s : scales) {
+          s = tying ? std::ldexp(rng() % 2 ? 1.5 : 1.0, -2 - static_cast<int>(rng() % 6))
+                    : std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000.0, static_cast<int>(rng() % 5) - 1);
+        }
+        p.requant = RequantParams::make(q.rounding, scales, p.requant.output_zero_point, p.requant.qmin, p.requant.qmax);
+        testing::ConvData d = testing::make_data(p, seed);
+        const int x_lo = p.a_type == DType::u8 ? 0 : -128, x_hi = p.a_type == DType::u8 ? 255 : 127;
+        for (auto& x : d.input) {
+          x = static_cast<std::uint8_t>(std::clamp(p.a_zero_point + static_cast<int>(rng() % 7) - 3, x_lo, x_hi));
+        }
+        for (auto& w : d.weights) w = static_cast<std::int8_t>(static_cast<int>(rng() % 7) - 3);
+        for (auto& b : d.bias) b = static_cast<std::int32_t>(rng() % 41) - 20;
+        const std::int32_t* bias = p.has_bias ? d.bias.data() : nullptr;
+        std::vector<std::uint8_t> expected(testing::output_bytes(p));
+        conv2d_reference(p, d.input.data(), d.weights.data(), bias, expected.data());
+        for (const auto& k : kernels) {
+          for (bool fuse : {true, false}) {
+            const Conv2dConfig c = depthwise_config(isa, k, fuse);
+            ASSERT_EQ(conv2d_check_config(p, c), "") << testing::describe(c);
+            const Conv2dOp op = Conv2dOp::prepare(p, c, d.weights.data(), bias);
+            std::vector<std::uint8_t> got(expected.size(), 0xA5);
+            op.run(d.input.data(), got.data());
+            const auto differs = std::mismatch(got.begin(), got.end(), expected.begin()).first;
+            EXPECT_TRUE(differs == got.end())
+                << testing::describe(c) << " on " << testing::describe(p) << (tying ? " tying scales" : " scales ~1")
+                << ": output " << (differs - got.begin()) << " differs from the reference";
+          }
         }
       }
     }

@@ -110,10 +110,11 @@ constexpr GemmTile kEightByEight[] = {{8, 8}};
     {32, 7, false, true}, {32, 8, false}, {16, 7, false, true}, {16, 8, false}};
 [[maybe_unused]] constexpr DwDefaultTile kAvx2DwTiles[] = {{16, 4, false}};
 constexpr DwDefaultTile kScalarDwTiles[] = {{8, 2, false}};
-// NEON: 4 vectors of 4 channels x 4 pixels keep 16 accumulators of the 32 registers, with room
-// for a 3-wide kernel row's inputs (tile_rows). Not yet measured on a board: qemu timings mean
-// nothing, so this is the AVX2 choice scaled to twice the registers.
-[[maybe_unused]] constexpr DwDefaultTile kNeonDwTiles[] = {{16, 4, false}};
+// NEON: 2 vectors of 4 channels x 7 pixels on rows of 7 * 2^k pixels (as the AVX-512 rule),
+// else x 4 pixels. llvm-mca puts both tap loops at smlal's peak on Neoverse N1 and N2 without
+// spills, where 4 vectors x 4 pixels spill (docs/arm-static-analysis.md). Not measured on a board:
+// qemu timings mean nothing.
+[[maybe_unused]] constexpr DwDefaultTile kNeonDwTiles[] = {{8, 7, false, true}, {8, 4, false}};
 
 std::vector<IsaRow> rows() {
   std::vector<IsaRow> out;

@@ -2,12 +2,13 @@
 // (vector/vector_ops.h) and instantiated per (ISA, channel tile, width tile) in each ISA's own
 // translation unit. See dwconv.h for the data layout and the zero-point algebra. The products are
 // T::madd of a widened activation lane and a weight lane whose high int16 half is 0 (so the high
-// half of a sign-extended activation adds nothing); kVectorRegisters = 0 never keeps a row of
-// inputs in registers. Every helper is a static member of T, so instantiations for different ISAs
-// never share a symbol (an inline function compiled with AVX-512 flags must not be picked for the
-// AVX2 path).
+// half of a sign-extended activation adds nothing), or a family's own operands (DwOperands below);
+// kVectorRegisters = 0 never keeps a row of inputs in registers. Every helper is a static member
+// of T, so instantiations for different ISAs never share a symbol (an inline function compiled
+// with AVX-512 flags must not be picked for the AVX2 path).
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 
@@ -36,6 +37,65 @@ void dw_walk_row(const DwRowArgs& a, Visit&& visit) {
   }
 }
 
+// A family whose widening multiply-accumulate takes 16-bit operands (NEON's smlal: one instruction
+// for four products, where madd's vpmaddwd meaning takes four) names its own tap operands: DwInput
+// (kLanes activations, sign- or zero-extended to 16 bits), DwWeight (kLanes of the packed w'), and
+// madd_dw(acc, x, w), acc + x * w per lane, equal to madd on the widened lanes.
+template <class T>
+concept HasDwOperands = requires(typename T::Vec acc, typename T::DwInput x, typename T::DwWeight w,
+                                 const std::uint8_t* bytes, const std::int32_t* p32, std::size_t n) {
+  { T::template load_dw_input<true>(bytes) } -> std::same_as<typename T::DwInput>;
+  { T::template load_dw_input_partial<false>(bytes, n) } -> std::same_as<typename T::DwInput>;
+  { T::load_dw_weight(p32) } -> std::same_as<typename T::DwWeight>;
+  { T::madd_dw(acc, x, w) } -> std::same_as<typename T::Vec>;
+};
+
+// The tap operands of T: its own where it has them, else widened int32 lanes and T::madd.
+template <class T>
+struct DwOperandTypes {
+  using Input = typename T::Vec;
+  using Weight = typename T::Vec;
+};
+template <HasDwOperands T>
+struct DwOperandTypes<T> {
+  using Input = typename T::DwInput;
+  using Weight = typename T::DwWeight;
+};
+template <class T>
+struct DwOperands : DwOperandTypes<T> {
+  using Input = typename DwOperandTypes<T>::Input;
+  using Weight = typename DwOperandTypes<T>::Weight;
+  static constexpr bool kOwn = HasDwOperands<T>;
+
+  template <bool Signed>
+  static Input input(const std::uint8_t* p) {
+    if constexpr (kOwn) return T::template load_dw_input<Signed>(p);
+    else return T::template load_widen<Signed>(p);
+  }
+  template <bool Signed>
+  static Input input_partial(const std::uint8_t* p, std::size_t n) {
+    if constexpr (kOwn) return T::template load_dw_input_partial<Signed>(p, n);
+    else return T::template load_widen_partial<Signed>(p, n);
+  }
+  static Weight weight(const std::int32_t* p) {
+    if constexpr (kOwn) return T::load_dw_weight(p);
+    else return T::load(p);
+  }
+  static typename T::Vec madd(typename T::Vec acc, Input x, Weight w) {
+    if constexpr (kOwn) return T::madd_dw(acc, x, w);
+    else return T::madd(acc, x, w);
+  }
+};
+
+// A family may write its requantized tiles itself (T::write_dw_tile<W, NV, Ragged>, with the
+// arguments of DwRowKernel::finish): NEON narrows a pixel's two vectors together, with a column's
+// constants loaded once and the plans' short forms.
+template <class T>
+concept HasDwTileWriter = requires(const DwRowArgs& args, const RequantConstants& plan,
+                                   const typename T::Vec (&acc)[1][1], std::size_t n) {
+  T::template write_dw_tile<1, 1, false>(args, plan, acc, n, n, n);
+};
+
 // Returns `p`, which the optimizer may then no longer relate to the expression it came from.
 inline const std::uint8_t* opaque_pointer(const std::uint8_t* p) {
   asm("" : "+r"(p));
@@ -48,6 +108,9 @@ struct DwRowKernel {
   static_assert(ChannelTile % kLanes == 0, "the channel tile is a whole number of vectors");
   static constexpr int kVectors = ChannelTile / kLanes;
   using Vec = typename T::Vec;
+  using Operands = DwOperands<T>;
+  using Input = typename Operands::Input;
+  using Weight = typename Operands::Weight;
 
   // W output pixels x NV vectors of channels starting at c0; when Ragged, the last vector holds
   // only `last_lanes` valid channels (the row's channel tail). Affine: the pixels' taps are the
@@ -65,20 +128,20 @@ struct DwRowKernel {
     const std::size_t offset = Affine ? (ow0 - a.affine_begin) * a.pixel_step + c0 : c0;
     for (std::size_t t = 0; t < a.tap_count; ++t) {
       const std::int32_t* w_row = a.weights + t * a.channels_padded + c0;
-      Vec w[NV];
-      QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) w[v] = T::load(w_row + v * kLanes);
+      Weight w[NV];
+      QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) w[v] = Operands::weight(w_row + v * kLanes);
       const std::uint8_t* first = taps[t] + offset;
       QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {
         const std::uint8_t* x = Affine ? first + p * a.pixel_step : taps[p * a.tap_count + t] + c0;
         QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
-          Vec xv;
+          Input xv;
           if constexpr (Ragged) {
-            xv = v == NV - 1 ? T::template load_widen_partial<Signed>(x + v * kLanes, last_lanes)
-                             : T::template load_widen<Signed>(x + v * kLanes);
+            xv = v == NV - 1 ? Operands::template input_partial<Signed>(x + v * kLanes, last_lanes)
+                             : Operands::template input<Signed>(x + v * kLanes);
           } else {
-            xv = T::template load_widen<Signed>(x + v * kLanes);
+            xv = Operands::template input<Signed>(x + v * kLanes);
           }
-          acc[p][v] = T::madd(acc[p][v], xv, w[v]);
+          acc[p][v] = Operands::madd(acc[p][v], xv, w[v]);
         }
       }
     }
@@ -118,7 +181,7 @@ struct DwRowKernel {
       }
       const std::int32_t* w_row = a.weights + t * a.channels_padded + c0;
       QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
-        Vec x[kInputs];
+        Input x[kInputs];
         // Affine inputs are read three at a time from a pointer stepped by three pixels and hidden
         // from the optimizer (opaque_pointer): otherwise GCC keeps q * pixel for every q in a register
         // and, at stride 2 (15 inputs), spills them to vector registers and back on every row.
@@ -131,12 +194,12 @@ struct DwRowKernel {
           } else {
             src = inputs[q] + v * kLanes;
           }
-          x[q] = Ragged && v == NV - 1 ? T::template load_widen_partial<Signed>(src, last_lanes)
-                                       : T::template load_widen<Signed>(src);
+          x[q] = Ragged && v == NV - 1 ? Operands::template input_partial<Signed>(src, last_lanes)
+                                       : Operands::template input<Signed>(src);
         }
         QTUNE_DW_UNROLL for (int kw = 0; kw < kKernelW; ++kw) {
-          const Vec w = T::load(w_row + kw * a.channels_padded + v * kLanes);
-          QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::madd(acc[p][v], x[p * S + kw], w);
+          const Weight w = Operands::weight(w_row + kw * a.channels_padded + v * kLanes);
+          QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = Operands::madd(acc[p][v], x[p * S + kw], w);
         }
       }
     }
@@ -153,39 +216,48 @@ struct DwRowKernel {
   }
 
   // Adds the bias term and writes the tile (requantized, or int32 to the output or the scratch row).
+  // The sums go to a new array: the epilogue's mode switch may take it by reference out of line,
+  // and had the tap loop's own array escaped so, every byte load of the loop (which may alias it)
+  // would have made GCC store the accumulators back to memory at each tap.
   template <int W, int NV, bool Ragged>
-  __attribute__((always_inline)) static void finish(const DwRowArgs& a, const RequantConstants& plan, Vec (&acc)[W][NV],
-                                                    std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
+  __attribute__((always_inline)) static void finish(const DwRowArgs& a, const RequantConstants& plan,
+                                                    const Vec (&taps)[W][NV], std::size_t ow0, std::size_t c0,
+                                                    std::size_t last_lanes) {
+    Vec acc[W][NV];
     QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
       const Vec b = T::load(a.bias_term + c0 + v * kLanes);
-      QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::add(acc[p][v], b);
+      QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) acc[p][v] = T::add(taps[p][v], b);
     }
     if (a.out_type != DType::s32 && a.fuse_requant) {
-      // The short u8 forms are chosen before the mode's switch: inside its lambda they made GCC
-      // call the lambda (and with_rounding_mode) out of line, the accumulators went through
-      // memory and the 3x3 layers ran slower (docs/measurements.md, "Depthwise convolution").
-      if constexpr (HasU8FullRangeEpilogue<T, RoundingMode::tflite> && HasU8FullRangeEpilogue<T, RoundingMode::arm> &&
-                    HasU8FullRangeEpilogue<T, RoundingMode::fp32> && HasU8FullRangeEpilogue<T, kFp32Offset> &&
-                    HasU8FullRangeEpilogue<T, kFp32Centred>) {
-        if (a.out_type == DType::u8 && u8_full_range_epilogue(plan, plan.mode)) {
-          if (plan.mode == RoundingMode::tflite) {
-            return write_requantized<RoundingMode::tflite, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+      if constexpr (HasDwTileWriter<T>) {
+        return T::template write_dw_tile<W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+      } else {
+        // The short u8 forms are chosen before the mode's switch: inside its lambda they made GCC
+        // call the lambda (and with_rounding_mode) out of line, the accumulators went through
+        // memory and the 3x3 layers ran slower (docs/measurements.md, "Depthwise convolution").
+        if constexpr (HasU8FullRangeEpilogue<T, RoundingMode::tflite> && HasU8FullRangeEpilogue<T, RoundingMode::arm> &&
+                      HasU8FullRangeEpilogue<T, RoundingMode::fp32> && HasU8FullRangeEpilogue<T, kFp32Offset> &&
+                      HasU8FullRangeEpilogue<T, kFp32Centred>) {
+          if (a.out_type == DType::u8 && u8_full_range_epilogue(plan, plan.mode)) {
+            if (plan.mode == RoundingMode::tflite) {
+              return write_requantized<RoundingMode::tflite, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+            }
+            if (plan.mode == RoundingMode::arm) {
+              return write_requantized<RoundingMode::arm, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+            }
+            if (plan.mode == kFp32Offset) {
+              return write_requantized<kFp32Offset, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+            }
+            if (plan.mode == kFp32Centred) {
+              return write_requantized<kFp32Centred, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+            }
+            return write_requantized<RoundingMode::fp32, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
           }
-          if (plan.mode == RoundingMode::arm) {
-            return write_requantized<RoundingMode::arm, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
-          }
-          if (plan.mode == kFp32Offset) {
-            return write_requantized<kFp32Offset, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
-          }
-          if (plan.mode == kFp32Centred) {
-            return write_requantized<kFp32Centred, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
-          }
-          return write_requantized<RoundingMode::fp32, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
         }
+        return with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() {
+          write_requantized<Mode, W, NV, Ragged, false>(a, plan, acc, ow0, c0, last_lanes);
+        });
       }
-      return with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() {
-        write_requantized<Mode, W, NV, Ragged, false>(a, plan, acc, ow0, c0, last_lanes);
-      });
     }
     std::int32_t* out = a.out_type == DType::s32 ? static_cast<std::int32_t*>(a.out) : a.scratch;
     for (int p = 0; p < W; ++p) {

@@ -40,26 +40,34 @@ struct NeonVector {
     std::memcpy(lanes, p, n * sizeof(std::int32_t));
     return vld1q_s32(lanes);
   }
+  // kLanes bytes in the low lane and zeros above (ldr s), never reading past the n given.
+  static uint8x8_t load4(const std::uint8_t* p) {
+    std::uint32_t bytes;
+    std::memcpy(&bytes, p, sizeof(bytes));
+    return vcreate_u8(bytes);
+  }
+  static uint8x8_t load4_partial(const std::uint8_t* p, std::size_t n) {
+    std::uint32_t bytes = 0;
+    std::memcpy(&bytes, p, n);
+    return vcreate_u8(bytes);
+  }
+  // The low kLanes bytes sign- or zero-extended to 16 bits (both fit int16, so a further sign
+  // extension to 32 bits keeps them).
   template <bool Signed>
-  static Vec widen(std::uint32_t four_bytes) {
-    const uint8x8_t bytes = vreinterpret_u8_u32(vdup_n_u32(four_bytes));
+  static int16x4_t widen16(uint8x8_t bytes) {
     if constexpr (Signed) {
-      return vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_u8(bytes))));
+      return vget_low_s16(vmovl_s8(vreinterpret_s8_u8(bytes)));
     } else {
-      return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(bytes))));
+      return vreinterpret_s16_u16(vget_low_u16(vmovl_u8(bytes)));
     }
   }
   template <bool Signed>
   static Vec load_widen(const std::uint8_t* p) {
-    std::uint32_t bytes;
-    std::memcpy(&bytes, p, sizeof(bytes));
-    return widen<Signed>(bytes);
+    return vmovl_s16(widen16<Signed>(load4(p)));
   }
   template <bool Signed>
   static Vec load_widen_partial(const std::uint8_t* p, std::size_t n) {
-    std::uint32_t bytes = 0;
-    std::memcpy(&bytes, p, n);  // never reads past the last of the n bytes
-    return widen<Signed>(bytes);
+    return vmovl_s16(widen16<Signed>(load4_partial(p, n)));
   }
   static void store(std::int32_t* p, Vec v) { vst1q_s32(p, v); }
   static void store(std::int32_t* p, Vec v, std::size_t n) {

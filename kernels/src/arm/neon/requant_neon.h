@@ -1,6 +1,7 @@
 // NEON requantization of 4 int32 lanes, bit-exact with requantize_reference() for every mode.
 // Header-only, baseline Armv8.0 Advanced SIMD: shared by the standalone `neon` requantize kernel
-// (requantize_neon.cc) and the fused epilogues of the neon, dotprod and i8mm GEMM families.
+// (requantize_neon.cc), the fused epilogues of the neon, dotprod and i8mm GEMM families and the
+// NEON depthwise tiles (dwconv_neon.cc).
 //
 // How each mode maps onto Arm instructions (definitions: docs/requantization.md):
 //   tflite     sshl (wrapping left shift), sqrdmulh, gemmlowp's fixup (x & -r) >> 31 added with
@@ -27,9 +28,9 @@
 //   tonearest  upward's short form, for plans of upward's short form whose products never tie
 //              (RequantConstants::product_never_ties): the two modes differ only at ties.
 //
-// The GEMM tiles finish 16 values at a time on 16-bit lanes (to_bytes16): sqxtn, the clamp to
-// [qmin - zp, qmax - zp], the zero point, one uzp1 to bytes. The saturation changes no result:
-// both bounds lie well inside int16 for 8-bit outputs.
+// The GEMM tiles finish 16 values at a time on 16-bit lanes (to_bytes16), the depthwise tiles 8
+// (epilogue_bytes8): sqxtn, the clamp to [qmin - zp, qmax - zp], the zero point, a narrowing to
+// bytes. The saturation changes no result: both bounds lie well inside int16 for 8-bit outputs.
 #pragma once
 
 #include <arm_neon.h>
@@ -159,8 +160,8 @@ inline int32x4_t scaled4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
   }
 }
 
-// 4 accumulators to values in [qmin, qmax] (int32 lanes): the standalone kernel and the depthwise
-// epilogues.
+// 4 accumulators to values in [qmin, qmax] (int32 lanes): the standalone kernel and the general
+// forms of the tiles' epilogues (epilogue4).
 template <RoundingMode Mode>
 inline int32x4_t requantize4(int32x4_t acc, const RequantLanes<Mode>& q) {
   const int32x4_t v = scaled4(acc, q);
