@@ -1,7 +1,7 @@
-// NEON depthwise kernels: the shared template (dwconv/dwconv_template.h) over NeonVector, 4 int32
-// lanes per vector, fused requantization with requant_neon.h. A tap is one smlal per 4 channels
-// (NeonDwOperations): the activations widened to 16 bits and the packed w' narrowed to its int16
-// low half, so the 16x16 products are exact. The dotprod and i8mm CPUs run these too: their rows
+// NEON depthwise kernels: the shared template (dwconv/dwconv_template.h) over NeonDwOperations,
+// NeonVector's 4 int32 lanes per vector with taps and an epilogue of their own. A tap is one smlal
+// per 4 channels: the activations widened to 16 bits and the packed w' narrowed to its int16 low
+// half, so the 16x16 products are exact; the epilogue is the GEMM tiles' (requant_neon.h). The dotprod and i8mm CPUs run these too: their rows
 // offer no depthwise family yet. sdot / usdot could take the AVX-512 dot4 form
 // (dwconv_avx512vnni.cc: weight vector j holds only byte j of each lane, so raw NHWC bytes need no
 // widening), with usdot (i8mm) matching vpdpbusd's u8 x s8 exactly and sdot needing the x ^ 0x80
@@ -61,15 +61,23 @@ struct NeonDwOperations : NeonVector {
       return write_tile<upward, true, Ragged>(a, plan, acc, ow0, c0, last_lanes);
     }
     if (plan.mode == fp32) return write_tile<fp32, false, Ragged>(a, plan, acc, ow0, c0, last_lanes);
-    write_any_form<W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+    Sums<W, NV> sums;
+    std::memcpy(sums.v, acc, sizeof(sums.v));
+    write_any_form<W, NV, Ragged>(a, plan, sums, ow0, c0, last_lanes);
   }
 
+  // The accumulators by value: the copy in memory is made on the way to the general forms only,
+  // where a reference had every tile store them before testing the plan.
+  template <int W, int NV>
+  struct Sums {
+    Vec v[W][NV];
+  };
   template <int W, int NV, bool Ragged>
   __attribute__((noinline)) static void write_any_form(const DwRowArgs& a, const RequantConstants& plan,
-                                                       const Vec (&acc)[W][NV], std::size_t ow0, std::size_t c0,
+                                                       Sums<W, NV> sums, std::size_t ow0, std::size_t c0,
                                                        std::size_t last_lanes) {
     with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() {
-      write_tile<Mode, false, Ragged>(a, plan, acc, ow0, c0, last_lanes);
+      write_tile<Mode, false, Ragged>(a, plan, sums.v, ow0, c0, last_lanes);
     });
   }
 
