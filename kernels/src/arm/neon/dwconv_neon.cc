@@ -1,13 +1,13 @@
 // NEON depthwise kernels: the shared template (dwconv/dwconv_template.h) over NeonDwOperations,
 // NeonVector's 4 int32 lanes per vector with taps and an epilogue of their own. A tap is one smlal
 // per 4 channels: the activations widened to 16 bits and the packed w' narrowed to its int16 low
-// half, so the 16x16 products are exact; the epilogue is the GEMM tiles' (requant_neon.h). The dotprod and i8mm CPUs run these too: their rows
-// offer no depthwise family yet. sdot / usdot could take the AVX-512 dot4 form
-// (dwconv_avx512vnni.cc: weight vector j holds only byte j of each lane, so raw NHWC bytes need no
-// widening), with usdot (i8mm) matching vpdpbusd's u8 x s8 exactly and sdot needing the x ^ 0x80
-// flip of u8 inputs plus 128 * sum(w) per channel; but a 64-channel block is 16 accumulators per
-// pixel, half the register file, so only 1-pixel tiles (or half blocks) fit, and that form is not
-// written yet.
+// half, so the 16x16 products are exact; the epilogue is the GEMM tiles' (requant_neon.h). The
+// dotprod and i8mm CPUs run these too: their rows offer no depthwise family yet. sdot / usdot
+// could take the AVX-512 dot4 form (dwconv_avx512vnni.cc: weight vector j holds only byte j of
+// each lane, so raw NHWC bytes need no widening), with usdot (i8mm) matching vpdpbusd's u8 x s8
+// exactly and sdot needing the x ^ 0x80 flip of u8 inputs plus 128 * sum(w) per channel; but a
+// 64-channel block is 16 accumulators per pixel, half the register file, so only 1-pixel tiles
+// (or half blocks) fit, and that form is not written yet.
 #include <arm_neon.h>
 
 #include <array>
@@ -131,9 +131,8 @@ constexpr std::array kNeonKernels = {
     QTUNE_DW_KERNEL(NeonDwOperations, 8, 4),  QTUNE_DW_KERNEL(NeonDwOperations, 16, 4),
     QTUNE_DW_KERNEL(NeonDwOperations, 32, 4),
     // 7 pixels (rows of 7 * 2^k pixels in whole tiles, dw_tile_at), two vectors of channels: 14
-    // accumulators beside a kernel row's 9 inputs (tile_rows). Faster on x86 (AVX-512, AVX2) on
-    // MobileNetV2's 7 to 28 wide rows; not measured on an Arm board (qemu timings mean nothing), so
-    // left to the tuner, not a default.
+    // accumulators beside a kernel row's 9 inputs (tile_rows). The default on such rows
+    // (isa_table.cc), by llvm-mca's prediction; not measured on an Arm board.
     QTUNE_DW_KERNEL(NeonDwOperations, 8, 7),
 };
 
