@@ -15,6 +15,9 @@
 //   void prefetch_b(const uint8_t*) hint for the B panel stream
 //   optional: BVec load_b_half(const uint8_t*) and Acc dot_half(Acc, AVec, BVec): load_b and dot
 //             on the low half of the lanes only (see GemmTileKernel::kHalfLast)
+//   optional: Acc dot_from(Acc, AVec, const uint8_t* b) and kDotScratch (with vector_ops.h's
+//             kVectorRegisters): dot with the B vector read by the multiply itself, and the
+//             registers dot needs beside its operands (see GemmTileKernel::kBInRegisters)
 //   optional: template <RoundingMode> Lanes requant_lanes(const RequantConstants&, size_t channel)
 //             and requantize(Acc, const Lanes&, const RequantConstants&): a vector's constants
 //             loaded once and applied to every row of a tile column
@@ -102,6 +105,28 @@ struct GemmTileKernel {
         T::dot_half(acc, a, b);
         T::load_b_half(p);
       } && NR - (kVecs - 1) * T::kLanes <= T::kLanes / 2;
+
+  // The B vectors a k group holds in registers; the others are read from the panel by each row's
+  // multiply (T::dot_from). A k group needs MR x kVecs accumulators, the A broadcast, the dot's
+  // scratch (kDotScratch: vpmaddwd's product) and the B vectors; where that left no register
+  // spare (6x16 in 16 ymm: 12 + 1 + 1 + 2), GCC kept an accumulator in memory, a store and a
+  // reload every k group (docs/x86-without-vnni.md, "Register pressure"), so one register is
+  // left spare. Tiles whose accumulators alone leave none keep every B vector: memory operands
+  // would not save them.
+  static constexpr int kBInRegisters = [] {
+    if constexpr (requires(typename T::Acc acc, typename T::AVec a, const std::uint8_t* p) {
+                    T::dot_from(acc, a, p);
+                    T::kVectorRegisters;
+                    T::kDotScratch;
+                  }) {
+      const int spare = T::kVectorRegisters - 1 - MR * kVecs - 1 - T::kDotScratch;
+      return spare >= 0 ? std::min(spare, kVecs) : kVecs;
+    } else {
+      return kVecs;
+    }
+  }();
+
+  static_assert(!kHalfLast || kBInRegisters == kVecs, "a half-width last B vector is held in a register");
 
   struct Tile {
     Acc acc[MR][kVecs];
@@ -234,9 +259,11 @@ struct GemmTileKernel {
   }
 
   // (Deduced operand types: families with tile accumulators have no A and B vectors.)
+  // b: the group's B vectors in registers (the first kBInRegisters); group: the group in the panel.
   template <class AVec, class BVec>
-  __attribute__((always_inline)) static inline void step(Tile& t, const AVec& a, int i, const BVec* b) {
-    QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+  __attribute__((always_inline)) static inline void step(Tile& t, const AVec& a, int i, const BVec* b,
+                                                         [[maybe_unused]] const std::uint8_t* group) {
+    QTUNE_GEMM_UNROLL for (int v = 0; v < kBInRegisters; ++v) {
       if constexpr (kHalfLast) {
         if (v == kVecs - 1) {
           t.acc[i][v] = T::dot_half(t.acc[i][v], a, b[v]);
@@ -245,12 +272,17 @@ struct GemmTileKernel {
       }
       t.acc[i][v] = T::dot(t.acc[i][v], a, b[v]);
     }
+    if constexpr (kBInRegisters < kVecs) {
+      QTUNE_GEMM_UNROLL for (int v = kBInRegisters; v < kVecs; ++v) {
+        t.acc[i][v] = T::dot_from(t.acc[i][v], a, group + v * kBVecBytes);
+      }
+    }
   }
 
-  // The B vectors of one k group (the last at half width: kHalfLast).
+  // The B vectors of one k group held in registers (kBInRegisters; the last at half width: kHalfLast).
   template <class BVec>
   __attribute__((always_inline)) static inline void load_b_group(BVec (&bv)[kVecs], const std::uint8_t* b) {
-    QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
+    QTUNE_GEMM_UNROLL for (int v = 0; v < kBInRegisters; ++v) {
       if constexpr (kHalfLast) {
         if (v == kVecs - 1) {
           bv[v] = T::load_b_half(b + v * kBVecBytes);
@@ -268,7 +300,7 @@ struct GemmTileKernel {
       T::prefetch_b(b + kPrefetchGroups * kBGroupBytes);
       typename T::BVec bv[kVecs];
       load_b_group(bv, b);
-      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) step(t, T::broadcast_a(a + i * kAGroupBytes), i, bv);
+      QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) step(t, T::broadcast_a(a + i * kAGroupBytes), i, bv, b);
       a += MR * kAGroupBytes;
       b += kBGroupBytes;
     }
@@ -316,7 +348,7 @@ struct GemmTileKernel {
     typename T::BVec bv[kVecs];
     load_b_group(bv, b);
     QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
-      step(t, T::broadcast_bits(gemm_load_partial_u32(rows[i] + offset, tail) ^ tail_flip), i, bv);
+      step(t, T::broadcast_bits(gemm_load_partial_u32(rows[i] + offset, tail) ^ tail_flip), i, bv, b);
     }
   }
 
@@ -373,7 +405,7 @@ struct GemmTileKernel {
       QTUNE_GEMM_UNROLL for (int i = 0; i < MR; ++i) {
         typename T::AVec a = T::broadcast_a(rows[i] + offset);
         if constexpr (Flip) a = T::xor_bits(a, flip);
-        step(t, a, i, bv);
+        step(t, a, i, bv, b);
       }
       offset += 4;
       b += kBGroupBytes;

@@ -4,8 +4,10 @@
 // (255 * 127 * 2 > 32767), so it is not bit-exact and is not used. Because A must be widened to
 // int16, this family cannot read A in place (pack_a = 0 is not offered).
 //
-// Register budget (16 ymm): an MR x NR tile holds MR * NR/8 accumulators, plus NR/8 B vectors and
-// one A broadcast; 6x16 and 4x24 (12 accumulators) are the largest tiles that do not spill.
+// Register budget (16 ymm): an MR x NR tile holds MR * NR/8 accumulators, plus NR/8 B vectors, one
+// A broadcast and vpmaddwd's product; 6x16 and 4x24 (12 accumulators) keep one B vector in a
+// register and read the others from the panel in each row's vpmaddwd (GemmTileKernel::kBInRegisters),
+// the largest tiles that do not spill.
 #include "x86/gemm_x86_ukernel.h"
 
 namespace qtune::detail {
@@ -19,6 +21,17 @@ struct Avx2Traits : YmmBase {
   static constexpr bool kInPlace = false;
 
   static Acc dot(Acc acc, AVec a, BVec b) { return madd(acc, a, b); }
+
+  // vpmaddwd's product needs a register of its own before vpaddd takes it.
+  static constexpr int kDotScratch = 1;
+
+  // dot with B as vpmaddwd's memory operand. In asm because GCC would merge the rows' loads of
+  // the same B vector into one register held across the rows, the pressure this avoids.
+  static Acc dot_from(Acc acc, AVec a, const std::uint8_t* b) {
+    __m256i product;
+    asm("vpmaddwd %2, %1, %0" : "=x"(product) : "x"(a), "m"(*reinterpret_cast<const __m256i*>(b)));
+    return _mm256_add_epi32(acc, product);
+  }
 };
 
 constexpr GemmUkernel kAvx2Ukernels[] = {

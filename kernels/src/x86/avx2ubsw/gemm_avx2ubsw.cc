@@ -16,6 +16,16 @@ struct Avx2UbswTraits : YmmBase, ByteQuadLayout {
   static Acc dot(Acc acc, AVec a, BVec b) {
     return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));
   }
+
+  // The pair sums and the ones vector.
+  static constexpr int kDotScratch = 2;
+
+  // dot with B as vpmaddubsw's memory operand, in asm for the reason Avx2Traits::dot_from gives.
+  static Acc dot_from(Acc acc, AVec a, const std::uint8_t* b) {
+    __m256i pairs;
+    asm("vpmaddubsw %2, %1, %0" : "=x"(pairs) : "x"(a), "m"(*reinterpret_cast<const __m256i*>(b)));
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
+  }
 };
 
 constexpr GemmUkernel kAvx2UbswUkernels[] = {
