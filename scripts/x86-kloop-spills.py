@@ -29,6 +29,9 @@ FAMILIES = {
     "Avx512BwTraits": "avx512bw",
     "Avx512UbswTraits": "avx512ubsw",
     "Avx512VnniTraits": "avx512vnni",
+    # The one-row tiles' int8-B variants of the widening families.
+    "Avx2ByteBTraits": "avx2",
+    "Avx512BwByteBTraits": "avx512bw",
 }
 WALKS = {"0": "plain", "1": "segments", "2": "row_sums"}
 MULTIPLIES = ("vpmaddwd", "vpmaddubsw", "vpdpbusd")

@@ -220,6 +220,7 @@ std::vector<IsaRow> rows() {
     row.separate_requantize = requantize_rows_avx2;
     row.separate_requantize_unroll = 2;
     row.gemm_tiles = kYmmTiles;
+    row.single_row_tile = {1, 32};
     row.dw_tiles = kAvx2DwTiles;
   }
 #endif

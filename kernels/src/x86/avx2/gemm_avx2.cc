@@ -1,6 +1,6 @@
-// The AVX2 GEMM family: A and B widened to int16 (PackedA::s16 / PackedB::s16, kr 2) and vpmaddwd,
-// which multiplies int16 pairs and adds each pair into an int32 lane: 16 exact MACs per
-// instruction. vpmaddubsw would take the bytes directly, but its int16 pair sums saturate
+// The AVX2 GEMM family: A and B widened to int16 (PackedA::s16 / PackedB::s16, kr 2; the one-row
+// tile keeps B int8, below) and vpmaddwd, which multiplies int16 pairs and adds each pair into an
+// int32 lane: 16 exact MACs per instruction. vpmaddubsw would take the bytes directly, but its int16 pair sums saturate
 // (255 * 127 * 2 > 32767), so it is not bit-exact and is not used. Because A must be widened to
 // int16, this family cannot read A in place (pack_a = 0 is not offered).
 //
@@ -34,6 +34,20 @@ struct Avx2Traits : YmmBase {
   }
 };
 
+// The one-row tile (matrix-vector layers, M = 1), which streams B once with one product per load:
+// B stays int8 (a pair of k per column, 16 bytes a vector) and is widened as it is loaded
+// (vpmovsxbw from memory), half the bytes of an int16 panel, as avx512bw's one-row tiles do.
+struct Avx2ByteBTraits : Avx2Traits {
+  static constexpr std::size_t kBElem = 1;
+  static constexpr PackedB kBFormat = PackedB::s8;
+
+  static BVec load_b(const std::uint8_t* p) {
+    return _mm256_cvtepi8_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  // Avx2Traits's memory operand is int16; a one-row tile keeps its few B vectors in registers.
+  static Acc dot_from(Acc, AVec, const std::uint8_t*) = delete;
+};
+
 constexpr GemmUkernel kAvx2Ukernels[] = {
     make_gemm_ukernel<Avx2Traits, 1, 8>("qs16-gemm-1x8c2-avx2"),
     make_gemm_ukernel<Avx2Traits, 4, 4>("qs16-gemm-4x4c2-avx2"),
@@ -44,6 +58,7 @@ constexpr GemmUkernel kAvx2Ukernels[] = {
     make_gemm_ukernel<Avx2Traits, 8, 8>("qs16-gemm-8x8c2-avx2"),
     make_gemm_ukernel<Avx2Traits, 8, 12>("qs16-gemm-8x12c2-avx2"),
     make_gemm_ukernel<Avx2Traits, 8, 16>("qs16-gemm-8x16c2-avx2"),
+    make_gemm_ukernel<Avx2ByteBTraits, 1, 32>("qs16-gemm-1x32c2-avx2"),
 };
 
 }  // namespace
