@@ -1,7 +1,8 @@
 // The AVX2 GEMM family: A and B widened to int16 (PackedA::s16 / PackedB::s16, kr 2; the one-row
 // tile keeps B int8, below) and vpmaddwd, which multiplies int16 pairs and adds each pair into an
-// int32 lane: 16 exact MACs per instruction. vpmaddubsw would take the bytes directly, but its int16 pair sums saturate
-// (255 * 127 * 2 > 32767), so it is not bit-exact and is not used. Because A must be widened to
+// int32 lane: 16 exact MACs per instruction. vpmaddubsw would take the bytes directly, but its
+// int16 pair sums saturate (255 * 127 * 2 > 32767), so it is not bit-exact and is not used (the
+// avx2ubsw family uses it where clipped weight pairs make it exact). Because A must be widened to
 // int16, this family cannot read A in place (pack_a = 0 is not offered).
 //
 // Register budget (16 ymm): an MR x NR tile holds MR * NR/8 accumulators, plus NR/8 B vectors, one
