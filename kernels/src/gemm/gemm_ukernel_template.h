@@ -128,6 +128,15 @@ struct GemmTileKernel {
 
   static_assert(!kHalfLast || kBInRegisters == kVecs, "a half-width last B vector is held in a register");
 
+  // Whether the whole tiles' epilogue loads each column's requantization constants once
+  // (T::requant_lanes) and applies them inline to the column's rows. Not for tiles whose
+  // accumulators alone fill the vector registers (ymm 8x12, 8x16): they spill in the k-loop
+  // anyway, and GCC spilled more there (scripts/x86-kloop-spills.py) with the constants inlined.
+  template <RoundingMode Mode>
+  static constexpr bool kColumnConstants =
+      requires(const RequantConstants& plan) { T::template requant_lanes<Mode>(plan, std::size_t{0}); } &&
+      (T::kVectorRegisters == 0 || MR * kVecs < T::kVectorRegisters);
+
   struct Tile {
     Acc acc[MR][kVecs];
   };
@@ -513,7 +522,7 @@ struct GemmTileKernel {
       QTUNE_GEMM_UNROLL for (int v = 0; v < kVecs; ++v) {
         constexpr std::size_t kLanes = T::kLanes;
         const std::size_t first = static_cast<std::size_t>(v) * kLanes;
-        if constexpr (requires { T::template requant_lanes<Mode>(plan, first); }) {
+        if constexpr (kColumnConstants<Mode>) {
           // The column's constants through the caller's plan, not the local copy: its pointers
           // read back from the just-written copy waited on store forwarding (a large share of a
           // small-K tile's time: docs/measurements.md, "GEMM microkernels").

@@ -61,6 +61,19 @@ struct Avx2Vector {
   static Vec requantize(Vec v, const RequantConstants& plan, std::size_t channel) {
     return avx2::requantize8<Mode>(v, plan, channel);
   }
+  // A column's constants, loaded once for all the vectors of that column (the GEMM tile's rows),
+  // and the requantization inlined with them. Inlined always: a call would return the constants
+  // through memory, and the out-of-line requantize above reloads and re-derives them per vector.
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static avx2::RequantLanes<Mode> requant_lanes(const RequantConstants& plan,
+                                                                              std::size_t channel) {
+    return avx2::load_requant_lanes<Mode>(plan, channel);
+  }
+  template <RoundingMode Mode>
+  __attribute__((always_inline)) static Vec requantize(Vec v, const avx2::RequantLanes<Mode>& lanes,
+                                                      const RequantConstants& plan) {
+    return avx2::requantize8<Mode>(v, lanes, plan);
+  }
 };
 static_assert(Int32VectorOps<Avx2Vector>);
 
