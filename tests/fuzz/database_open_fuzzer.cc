@@ -14,13 +14,20 @@
 
 namespace {
 
-const std::string& scratch_directory() {
-  static const std::string directory = [] {
+// The process's scratch directory, removed (empty by then) when the process exits: one left per
+// run filled the temporary directory of every machine that ran the tests.
+struct ScratchDirectory {
+  std::string path = [] {
     char name[] = "/tmp/qtune-fuzz-db-XXXXXX";
     if (::mkdtemp(name) == nullptr) qtune::fuzz::invariant_failed("cannot create a scratch directory");
     return std::string(name);
   }();
-  return directory;
+  ~ScratchDirectory() { ::rmdir(path.c_str()); }
+};
+
+const std::string& scratch_directory() {
+  static const ScratchDirectory directory;
+  return directory.path;
 }
 
 void remove_database(const std::string& path) {

@@ -17,10 +17,17 @@
 
 namespace {
 
-const std::string& model_path() {
-  static const std::string path =
+// The process's one model file, removed when the process exits: a file left per run filled the
+// temporary directory of every machine that ran the tests.
+struct ModelFile {
+  std::string path =
       (std::filesystem::temp_directory_path() / ("qtune-onnx-model-fuzz-" + std::to_string(::getpid()) + ".onnx")).string();
-  return path;
+  ~ModelFile() { std::remove(path.c_str()); }
+};
+
+const std::string& model_path() {
+  static const ModelFile file;
+  return file.path;
 }
 
 void write_model(const std::uint8_t* data, std::size_t size) {
