@@ -42,7 +42,7 @@ RequantPlan RequantPlan::make(const RequantParams& p, FloatForms forms) {
   const std::size_t size = plan.per_channel ? n + kMaxLanes : kMaxLanes;
   auto resize = [size](auto&... arrays) { (arrays.assign(size, {}), ...); };
   resize(plan.multiplier, plan.left_shift, plan.right_shift, plan.rdpot_mask, plan.rdpot_half,
-         plan.arm_round_shift, plan.arm_round_bit, plan.product_shift, plan.product_shift_m1, plan.scale,
+         plan.arm_round_shift, plan.product_shift, plan.product_shift_m1, plan.scale,
          plan.fp32_offset, plan.fp32_origin);
   for (std::size_t i = 0; i < size; ++i) {
     const std::size_t c = plan.per_channel ? i : 0;
@@ -55,7 +55,6 @@ RequantPlan RequantPlan::make(const RequantParams& p, FloatForms forms) {
     plan.rdpot_mask[i] = static_cast<std::int32_t>((std::int64_t{1} << r) - 1);
     plan.rdpot_half[i] = plan.rdpot_mask[i] >> 1;
     plan.arm_round_shift[i] = r > 0 ? r - 1 : 0;
-    plan.arm_round_bit[i] = r > 0 ? 1 : 0;
     plan.product_shift[i] = 31 - f.shift;
     plan.product_shift_m1[i] = 30 - f.shift;
     plan.scale[i] = c < n ? p.scales_f32[c] : 0.0f;
@@ -134,7 +133,6 @@ RequantConstants RequantPlan::constants() const {
   c.rdpot_mask = rdpot_mask.data();
   c.rdpot_half = rdpot_half.data();
   c.arm_round_shift = arm_round_shift.data();
-  c.arm_round_bit = arm_round_bit.data();
   c.product_shift = product_shift.data();
   c.product_shift_m1 = product_shift_m1.data();
   c.scale = scale.data();

@@ -144,7 +144,6 @@ struct RequantConstants {
   const std::int32_t* rdpot_mask = nullptr;
   const std::int32_t* rdpot_half = nullptr;
   const std::int32_t* arm_round_shift = nullptr;
-  const std::int32_t* arm_round_bit = nullptr;
   const std::int32_t* product_shift = nullptr;
   const std::int32_t* product_shift_m1 = nullptr;
   const float* scale = nullptr;
@@ -213,8 +212,7 @@ struct RequantPlan {
   std::vector<std::int32_t> right_shift;       // r in [0, 31]
   std::vector<std::int32_t> rdpot_mask;        // 2^r - 1 (tflite)
   std::vector<std::int32_t> rdpot_half;        // (2^r - 1) >> 1 (tflite)
-  std::vector<std::int32_t> arm_round_shift;   // max(r - 1, 0) (arm)
-  std::vector<std::int32_t> arm_round_bit;     // r >= 1 ? 1 : 0 (arm)
+  std::vector<std::int32_t> arm_round_shift;   // max(r - 1, 0) (arm on AVX2)
   std::vector<std::int32_t> product_shift;     // s = 31 - e in [1, 62]: shift of the 64-bit product
   std::vector<std::int32_t> product_shift_m1;  // s - 1 (upward, tonearest)
   std::vector<float> scale;                    // scales_f32 (fp32), or the equivalent scales
