@@ -4,30 +4,21 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <fstream>
 #include <string>
 
 #include "fuzz_check.h"
+#include "scratch_dir.h"
 #include "qtune/records/errors.h"
 #include "qtune/records/tuning_db.h"
 
 namespace {
 
-// The process's scratch directory, removed (empty by then) when the process exits: one left per
-// run filled the temporary directory of every machine that ran the tests.
-struct ScratchDirectory {
-  std::string path = [] {
-    char name[] = "/tmp/qtune-fuzz-db-XXXXXX";
-    if (::mkdtemp(name) == nullptr) qtune::fuzz::invariant_failed("cannot create a scratch directory");
-    return std::string(name);
-  }();
-  ~ScratchDirectory() { ::rmdir(path.c_str()); }
-};
-
-const std::string& scratch_directory() {
-  static const ScratchDirectory directory;
-  return directory.path;
+// The process's scratch directory (tests/scratch_dir.h), removed when the process exits.
+const std::string& database_path() {
+  static const qtune::testing::ScratchDir directory;
+  static const std::string path = directory.file("fuzzed.db");
+  return path;
 }
 
 void remove_database(const std::string& path) {
@@ -44,7 +35,7 @@ void query_everything(const qtune::records::TuningDb& db) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace qtune::records;
-  const std::string path = scratch_directory() + "/fuzzed.db";
+  const std::string& path = database_path();
   for (const OpenMode mode : {OpenMode::read_only, OpenMode::existing}) {
     remove_database(path);
     {

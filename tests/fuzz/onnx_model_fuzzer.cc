@@ -2,32 +2,26 @@
 // every node, QDQ fusion, qtune's shape inference): any bytes as a model file give a graph or a
 // ModelError whose message names the file; any other exception, a crash or a sanitizer report is
 // a finding. read_model_graph takes a path: each input is written to one file per process first.
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
-#include <filesystem>
 #include <string>
 #include <typeinfo>
 
 #include "fuzz_check.h"
+#include "scratch_dir.h"
 #include "qtune/onnx_import/model_graph.h"
 
 namespace {
 
-// The process's one model file, removed when the process exits: a file left per run filled the
-// temporary directory of every machine that ran the tests.
-struct ModelFile {
-  std::string path =
-      (std::filesystem::temp_directory_path() / ("qtune-onnx-model-fuzz-" + std::to_string(::getpid()) + ".onnx")).string();
-  ~ModelFile() { std::remove(path.c_str()); }
-};
-
+// The process's one model file, in a scratch directory (tests/scratch_dir.h) removed when the
+// process exits.
 const std::string& model_path() {
-  static const ModelFile file;
-  return file.path;
+  static const qtune::testing::ScratchDir directory;
+  static const std::string path = directory.file("model.onnx");
+  return path;
 }
 
 void write_model(const std::uint8_t* data, std::size_t size) {
