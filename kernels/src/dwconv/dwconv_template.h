@@ -15,6 +15,7 @@
 #include "dwconv/dwconv.h"
 #include "vector/vector_ops.h"
 #include "quant/requant_plan.h"
+#include "requantize/requantize_internal.h"
 
 #define QTUNE_DW_UNROLL _Pragma("GCC unroll 16")
 
@@ -232,26 +233,23 @@ struct DwRowKernel {
       if constexpr (HasDwTileWriter<T>) {
         return T::template write_dw_tile<W, NV, Ragged>(a, plan, acc, ow0, c0, last_lanes);
       } else {
-        // The short u8 forms are chosen before the mode's switch: inside its lambda they made GCC
-        // call the lambda (and with_rounding_mode) out of line, the accumulators went through
+        // The plans' usual modes are called directly, before the mode's switch: inside its lambda
+        // GCC called the lambda (and with_rounding_mode) out of line, the accumulators went through
         // memory and the 3x3 layers ran slower (docs/measurements.md, "Depthwise convolution").
         if constexpr (HasU8FullRangeEpilogue<T, RoundingMode::tflite> && HasU8FullRangeEpilogue<T, RoundingMode::arm> &&
                       HasU8FullRangeEpilogue<T, RoundingMode::fp32> && HasU8FullRangeEpilogue<T, kFp32Offset> &&
                       HasU8FullRangeEpilogue<T, kFp32Centred>) {
-          if (a.out_type == DType::u8 && u8_full_range_epilogue(plan, plan.mode)) {
-            if (plan.mode == RoundingMode::tflite) {
-              return write_requantized<RoundingMode::tflite, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
-            }
-            if (plan.mode == RoundingMode::arm) {
-              return write_requantized<RoundingMode::arm, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
-            }
-            if (plan.mode == kFp32Offset) {
-              return write_requantized<kFp32Offset, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
-            }
-            if (plan.mode == kFp32Centred) {
-              return write_requantized<kFp32Centred, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
-            }
-            return write_requantized<RoundingMode::fp32, W, NV, Ragged, true>(a, plan, acc, ow0, c0, last_lanes);
+          if (a.out_type == DType::u8 && u8_full_range_epilogue(plan, plan.mode) &&
+              write_in_mode<true, W, NV, Ragged, RoundingMode::tflite, RoundingMode::arm, kFp32Offset, kFp32Centred,
+                            RoundingMode::fp32>(a, plan, acc, ow0, c0, last_lanes)) {
+            return;
+          }
+        }
+        if constexpr (HasRequantLanes<T, RoundingMode::tflite> && HasRequantLanes<T, RoundingMode::arm> &&
+                      HasRequantLanes<T, RoundingMode::fp32> && HasRequantLanes<T, kFp32Offset>) {
+          if (write_in_mode<false, W, NV, Ragged, RoundingMode::tflite, RoundingMode::arm, kFp32Offset,
+                            RoundingMode::fp32>(a, plan, acc, ow0, c0, last_lanes)) {
+            return;
           }
         }
         return with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() {
@@ -269,11 +267,23 @@ struct DwRowKernel {
     }
   }
 
+  // Writes the tile in plan.mode's epilogue if that is one of Modes (each called directly) and
+  // returns whether it was.
+  template <bool U8Full, int W, int NV, bool Ragged, RoundingMode... Modes>
+  __attribute__((always_inline)) static bool write_in_mode(const DwRowArgs& a, const RequantConstants& plan,
+                                                           const Vec (&acc)[W][NV], std::size_t ow0, std::size_t c0,
+                                                           std::size_t last_lanes) {
+    return ((plan.mode == Modes &&
+             (write_requantized<Modes, W, NV, Ragged, U8Full>(a, plan, acc, ow0, c0, last_lanes), true)) ||
+            ...);
+  }
+
   // The fused epilogue (the bias terms hold X0 less where the family folds it: DwKernel).
   // Every lane is requantized before the first store: the 8-bit stores may alias anything, so
   // constants loaded after one would be loaded again for every pixel; this way each vector of
   // per-channel constants is loaded once for the W pixels that share it.
-  // U8Full: the short u8 epilogue (HasU8FullRangeEpilogue), with a column's constants loaded once.
+  // U8Full: the short u8 epilogue (HasU8FullRangeEpilogue). Families with RequantLanes load a
+  // channel vector's constants once for its W pixels (the others call out of line per vector).
   template <RoundingMode Mode, int W, int NV, bool Ragged, bool U8Full>
   __attribute__((always_inline)) static void write_requantized(const DwRowArgs& a, const RequantConstants& plan, const Vec (&acc)[W][NV],
                                 std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
@@ -286,6 +296,15 @@ struct DwRowKernel {
             q[p][v] = T::template requantize_u8_full<Mode, true>(acc[p][v], lanes, plan);
           } else {
             q[p][v] = T::template requantize_u8_full<Mode>(acc[p][v], lanes, plan);
+          }
+        }
+      } else if constexpr (HasRequantLanes<T, Mode>) {
+        const auto lanes = T::template requant_lanes<Mode>(plan, c0 + v * kLanes);
+        for (int p = 0; p < W; ++p) {
+          if constexpr (folds_centred_origin_v<T>) {
+            q[p][v] = T::template requantize<Mode, true>(acc[p][v], lanes, plan);
+          } else {
+            q[p][v] = T::template requantize<Mode>(acc[p][v], lanes, plan);
           }
         }
       } else {
@@ -329,22 +348,13 @@ struct DwRowKernel {
     // A local copy (see RequantConstants); unused for int32 outputs.
     const RequantConstants plan = a.plan != nullptr ? *a.plan : RequantConstants{};
     dw_walk_row<WidthTile>(a, [&]<int W, bool Affine>(std::size_t ow0) { columns<W, Affine>(a, plan, ow0); });
-    if (a.out_type != DType::s32 && !a.fuse_requant) {
-      with_rounding_mode(plan.mode, [&]<RoundingMode Mode>() { requantize_row<Mode>(a, plan); });
-    }
+    if (a.out_type != DType::s32 && !a.fuse_requant) requantize_row(a, plan);
   }
 
-  // The separate pass: the whole row's int32 results, requantized vector by vector.
-  template <RoundingMode Mode>
+  // The separate pass: the whole row's int32 results (out_w pixels of `channels` lanes),
+  // requantized as the standalone kernel does.
   static void requantize_row(const DwRowArgs& a, const RequantConstants& plan) {
-    for (std::size_t p = 0; p < a.out_w; ++p) {
-      const std::size_t pixel = p * a.channels;
-      for (std::size_t c = 0; c < a.channels; c += kLanes) {
-        const std::size_t n = a.channels - c < kLanes ? a.channels - c : kLanes;
-        const Vec q = T::template requantize<Mode>(T::load_partial(a.scratch + pixel + c, n), plan, c);
-        store_q8<T>(static_cast<std::uint8_t*>(a.out) + pixel + c, a.out_type, q, n);
-      }
-    }
+    requantize_rows_unrolled<T, 1>(plan, a.out_type, a.scratch, a.out_w, a.channels, a.channels, a.out, a.channels);
   }
 };
 

@@ -134,8 +134,7 @@ struct GemmTileKernel {
   // anyway, and GCC spilled more there (scripts/x86-kloop-spills.py) with the constants inlined.
   template <RoundingMode Mode>
   static constexpr bool kColumnConstants =
-      requires(const RequantConstants& plan) { T::template requant_lanes<Mode>(plan, std::size_t{0}); } &&
-      (T::kVectorRegisters == 0 || MR * kVecs < T::kVectorRegisters);
+      HasRequantLanes<T, Mode> && (T::kVectorRegisters == 0 || MR * kVecs < T::kVectorRegisters);
 
   struct Tile {
     Acc acc[MR][kVecs];

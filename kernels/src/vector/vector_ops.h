@@ -67,6 +67,15 @@ inline constexpr bool folds_centred_origin_v = [] {
   }
 }();
 
+// Whether V loads a vector of channels' requantization constants once (requant_lanes) for every
+// vector of those channels it then requantizes (requantize(v, lanes, plan)): a GEMM tile's column,
+// a depthwise tile's pixels, the rows of the separate pass.
+template <class V, RoundingMode Mode>
+concept HasRequantLanes = requires(typename V::Vec v, const RequantConstants& plan) {
+  { V::template requantize<Mode>(v, V::template requant_lanes<Mode>(plan, std::size_t{0}), plan) }
+      -> std::same_as<typename V::Vec>;
+};
+
 // Whether V has the short u8 epilogue for Mode (requantize_u8_full over a column's RequantLanes;
 // see u8_full_range_epilogue in quant/requant_plan.h).
 template <class V, RoundingMode Mode>
