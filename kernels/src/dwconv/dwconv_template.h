@@ -289,24 +289,9 @@ struct DwRowKernel {
                                 std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
     Vec q[W][NV];
     for (int v = 0; v < NV; ++v) {
-      if constexpr (U8Full) {
+      if constexpr (U8Full || HasRequantLanes<T, Mode>) {
         const auto lanes = T::template requant_lanes<Mode>(plan, c0 + v * kLanes);
-        for (int p = 0; p < W; ++p) {
-          if constexpr (folds_centred_origin_v<T>) {
-            q[p][v] = T::template requantize_u8_full<Mode, true>(acc[p][v], lanes, plan);
-          } else {
-            q[p][v] = T::template requantize_u8_full<Mode>(acc[p][v], lanes, plan);
-          }
-        }
-      } else if constexpr (HasRequantLanes<T, Mode>) {
-        const auto lanes = T::template requant_lanes<Mode>(plan, c0 + v * kLanes);
-        for (int p = 0; p < W; ++p) {
-          if constexpr (folds_centred_origin_v<T>) {
-            q[p][v] = T::template requantize<Mode, true>(acc[p][v], lanes, plan);
-          } else {
-            q[p][v] = T::template requantize<Mode>(acc[p][v], lanes, plan);
-          }
-        }
+        for (int p = 0; p < W; ++p) q[p][v] = requantize_with_lanes<Mode, U8Full>(acc[p][v], lanes, plan);
       } else {
         for (int p = 0; p < W; ++p) {
           if constexpr (folds_centred_origin_v<T>) {
@@ -322,6 +307,20 @@ struct DwRowKernel {
       for (int v = 0; v < NV; ++v) {
         store_q8<T>(out + v * kLanes, a.out_type, q[p][v], Ragged && v == NV - 1 ? last_lanes : kLanes);
       }
+    }
+  }
+
+  template <RoundingMode Mode, bool U8Full, class Lanes>
+  __attribute__((always_inline)) static Vec requantize_with_lanes(Vec x, const Lanes& lanes, const RequantConstants& plan) {
+    constexpr bool kFolded = folds_centred_origin_v<T>;
+    if constexpr (U8Full && kFolded) {
+      return T::template requantize_u8_full<Mode, true>(x, lanes, plan);
+    } else if constexpr (U8Full) {
+      return T::template requantize_u8_full<Mode>(x, lanes, plan);
+    } else if constexpr (kFolded) {
+      return T::template requantize<Mode, true>(x, lanes, plan);
+    } else {
+      return T::template requantize<Mode>(x, lanes, plan);
     }
   }
 
