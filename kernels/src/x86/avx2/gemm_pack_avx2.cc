@@ -3,13 +3,15 @@
 // bytes), so a panel [k_groups][mr][4 bytes] is a transpose of 4-byte elements: 4 rows x 8 groups
 // are loaded as 4 vectors and written as 8 16-byte runs of the 4 rows (2 rows: 8-byte runs).
 //
-// Packing is on the critical path (every call packs all of A once), so the vector loop is kept
-// free of everything else: it handles only groups whose bytes all exist, of row blocks whose rows
-// all exist; ragged rows (the last panel of M), the K tail and zero groups take the scalar tail.
-// Row sums, needed only when some weight zero point is non-zero, are a separate pass over the
-// (by then cache-hot) rows.
+// Packing is on the critical path (every call packs all of A once), so the transposing loop is
+// kept free of everything else: it handles only groups whose bytes all exist, of row blocks whose
+// rows all exist; ragged rows (the last panel of M), the K tail and zero groups go a row at a time,
+// 8 groups per vector still (a first conv's K of 27 or 147 is mostly tail). Row sums, needed only
+// when some weight zero point is non-zero, are a separate psadbw pass over the (by then
+// cache-hot) rows.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "gemm/gemm_pack.h"
@@ -18,6 +20,44 @@ namespace qtune::detail {
 namespace {
 
 constexpr std::size_t kGroupBytes = 4;  // bytes of one k group of one row in both formats
+
+// Bytes [begin, begin + 16) of a row of k_bytes, each xor flips, those past k_bytes 0; never
+// reads past the row. A partial run of a row of at least 16 bytes is the row's last 16 bytes
+// shifted down by a byte shuffle (a copy through memory would stall the load on its stores).
+__m128i load_partial16(const std::uint8_t* row, std::size_t begin, std::size_t k_bytes, __m128i flips) {
+  if (begin >= k_bytes) return _mm_setzero_si128();
+  const std::size_t valid = k_bytes - begin;
+  if (valid >= 16) return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + begin)), flips);
+  if (k_bytes >= 16) {
+    // Byte j of the result is byte j + 16 - valid of the last 16 (j < valid), else 0 (index 0x80).
+    alignas(32) static constexpr std::int8_t kShift[32] = {
+        0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,   14,   15,
+        -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128};
+    const __m128i last = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k_bytes - 16)), flips);
+    return _mm_shuffle_epi8(last, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kShift + (16 - valid))));
+  }
+  alignas(16) std::uint8_t bytes[16] = {};  // rows shorter than 16 bytes: rare, a copy is fine
+  const auto flip = static_cast<std::uint8_t>(_mm_cvtsi128_si32(flips));
+  for (std::size_t j = 0; j < valid; ++j) bytes[j] = static_cast<std::uint8_t>(row[begin + j] ^ flip);
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(bytes));
+}
+
+// Sum over k < k_bytes of (row[k] ^ flip) as u8, psadbw over 32 bytes at a time and a last
+// partial run (load_partial16); bytes past k_bytes are never read.
+std::uint32_t flipped_byte_sum(const std::uint8_t* row, std::size_t k_bytes, std::uint8_t flip) {
+  const __m256i flips = _mm256_set1_epi8(static_cast<char>(flip));
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i acc = zero;
+  std::size_t k = 0;
+  for (; k + 32 <= k_bytes; k += 32) {
+    const __m256i v = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + k)), flips);
+    acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
+  }
+  const __m128i flips16 = _mm256_castsi256_si128(flips), zero16 = _mm_setzero_si128();
+  __m128i acc16 = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  for (; k < k_bytes; k += 16) acc16 = _mm_add_epi64(acc16, _mm_sad_epu8(load_partial16(row, k, k_bytes, flips16), zero16));
+  return static_cast<std::uint32_t>(_mm_cvtsi128_si64(acc16) + _mm_extract_epi64(acc16, 1));
+}
 
 // The activation bytes of one vector of 8 groups (u8 format: 32 bytes; s16: 16 bytes widened).
 template <PackedA Format>
@@ -37,43 +77,39 @@ struct GroupLoader {
     }
   }
 
-  // The packed bits of group g of a row with k_bytes valid bytes (zero past them).
-  std::uint32_t group(const std::uint8_t* row, std::size_t g, std::size_t k_bytes) const {
-    std::uint32_t bits = 0;
-    const std::size_t first = g * kSourceBytesPerGroup;
-    for (std::size_t t = 0; t < kSourceBytesPerGroup && first + t < k_bytes; ++t) {
-      const std::uint8_t byte = row[first + t];
-      if constexpr (Format == PackedA::u8) {
-        bits |= std::uint32_t{static_cast<std::uint8_t>(byte ^ flip_byte)} << (8 * t);
-      } else {
-        bits |= std::uint32_t{static_cast<std::uint16_t>(widen(byte))} << (16 * t);
-      }
-    }
-    return bits;
-  }
-
-  std::int16_t widen(std::uint8_t byte) const {
-    return a_signed ? static_cast<std::int16_t>(static_cast<std::int8_t>(byte)) : static_cast<std::int16_t>(byte);
-  }
-
-  // Sum of the packed values of a row (as the microkernel multiplies them).
+  // Sum of the packed values of a row (as the microkernel multiplies them). s8 activations
+  // widened to s16 are summed flipped to u8 like the bytes of the u8 format: each adds 128 too many.
   std::uint32_t row_sum(const std::uint8_t* row, std::size_t k_bytes) const {
-    std::uint32_t sum = 0;
-    std::size_t k = 0;
     if constexpr (Format == PackedA::u8) {
-      __m256i acc = _mm256_setzero_si256();
-      for (; k + 32 <= k_bytes; k += 32) {
-        const __m256i v = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + k)), flip);
-        acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, _mm256_setzero_si256()));
-      }
-      alignas(32) std::uint64_t q[4];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(q), acc);
-      sum = static_cast<std::uint32_t>(q[0] + q[1] + q[2] + q[3]);
-      for (; k < k_bytes; ++k) sum += static_cast<std::uint8_t>(row[k] ^ flip_byte);
+      return flipped_byte_sum(row, k_bytes, flip_byte);
     } else {
-      for (; k < k_bytes; ++k) sum += static_cast<std::uint32_t>(static_cast<std::int32_t>(widen(row[k])));
+      if (!a_signed) return flipped_byte_sum(row, k_bytes, 0);
+      return flipped_byte_sum(row, k_bytes, 0x80) - static_cast<std::uint32_t>(128 * k_bytes);
     }
-    return sum;
+  }
+
+  // Groups [first, k_groups) of one row (null: a row past the panel's, all zero), 8 at a time
+  // (bytes past k_bytes read as 0, load_partial16), one 4-byte store per group.
+  void tail_groups(const std::uint8_t* row, std::size_t first, std::size_t k_bytes, std::size_t k_groups,
+                   std::uint8_t* out, std::size_t group_stride) const {
+    for (std::size_t g = first; g < k_groups; g += 8) {
+      const std::size_t begin = g * kSourceBytesPerGroup;
+      __m256i groups_v = _mm256_setzero_si256();
+      if (row != nullptr) {
+        const __m128i flips = _mm256_castsi256_si128(flip);
+        if constexpr (Format == PackedA::u8) {
+          groups_v = _mm256_set_m128i(load_partial16(row, begin + 16, k_bytes, flips),
+                                      load_partial16(row, begin, k_bytes, flips));
+        } else {
+          const __m128i bytes = load_partial16(row, begin, k_bytes, flips);
+          groups_v = a_signed ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
+        }
+      }
+      alignas(32) std::uint32_t groups[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(groups), groups_v);
+      const std::size_t count = std::min<std::size_t>(8, k_groups - g);
+      for (std::size_t j = 0; j < count; ++j) std::memcpy(out + (g + j) * group_stride, &groups[j], kGroupBytes);
+    }
   }
 };
 
@@ -137,15 +173,11 @@ void pack(const GroupLoader<Format>& loader, std::size_t mr, const std::uint8_t*
       transpose_store_2x8(out + g * group_stride, group_stride, loader.load8(p0, g), loader.load8(p1, g));
     }
   }
-  // Scalar: the rows the vector loops did not cover (all of them when some row is missing), and
-  // every row's groups past the vector range (ragged K tail, zero padding groups).
+  // The rows the vector loops did not cover (all of them when some row is missing), and every
+  // row's groups past the vector range (ragged K tail, zero padding groups).
   for (std::size_t r = 0; r < mr; ++r) {
-    const std::size_t first_group = r < i ? vector_groups : 0;
-    std::uint8_t* out = dst + r * kGroupBytes;
-    for (std::size_t g = first_group; g < k_groups; ++g) {
-      const std::uint32_t bits = r < row_count ? loader.group(rows[r], g, k_bytes) : 0u;
-      std::memcpy(out + g * group_stride, &bits, kGroupBytes);
-    }
+    loader.tail_groups(r < row_count ? rows[r] : nullptr, r < i ? vector_groups : 0, k_bytes, k_groups,
+                       dst + r * kGroupBytes, group_stride);
   }
   if (row_terms != nullptr) {
     for (std::size_t r = 0; r < row_count; ++r) {
