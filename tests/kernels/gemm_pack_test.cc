@@ -119,7 +119,8 @@ TEST(GemmPackA, Avx2PackerMatchesGenericPacker) {
   for (const GemmUkernel& uk : gemm_ukernel_registry()) {
     const auto mr = static_cast<std::size_t>(uk.mr), kr = static_cast<std::size_t>(uk.kr);
     for (DType a_type : {DType::u8, DType::s8}) {
-      for (std::size_t k_bytes : {1u, 3u, 4u, 7u, 8u, 9u, 15u, 16u, 17u, 23u, 24u, 27u, 28u, 31u, 32u, 33u, 56u, 64u, 100u, 147u, 719u, 720u}) {
+      for (std::size_t k_bytes :
+           {1u, 3u, 4u, 7u, 8u, 9u, 15u, 16u, 17u, 23u, 24u, 27u, 28u, 31u, 32u, 33u, 56u, 64u, 100u, 147u, 719u, 720u}) {
         for (std::size_t row_count : {std::size_t{1}, mr > 1 ? mr - 1 : 1, mr}) {
           const std::size_t k_groups = (k_bytes + kr - 1) / kr + (k_bytes % 3 == 0 ? 1 : 0);  // sometimes an extra zero group
           std::vector<std::vector<std::uint8_t>> storage(row_count, std::vector<std::uint8_t>(k_bytes));

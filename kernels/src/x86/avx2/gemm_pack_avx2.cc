@@ -55,7 +55,9 @@ std::uint32_t flipped_byte_sum(const std::uint8_t* row, std::size_t k_bytes, std
   }
   const __m128i flips16 = _mm256_castsi256_si128(flips), zero16 = _mm_setzero_si128();
   __m128i acc16 = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-  for (; k < k_bytes; k += 16) acc16 = _mm_add_epi64(acc16, _mm_sad_epu8(load_partial16(row, k, k_bytes, flips16), zero16));
+  for (; k < k_bytes; k += 16) {
+    acc16 = _mm_add_epi64(acc16, _mm_sad_epu8(load_partial16(row, k, k_bytes, flips16), zero16));
+  }
   return static_cast<std::uint32_t>(_mm_cvtsi128_si64(acc16) + _mm_extract_epi64(acc16, 1));
 }
 
