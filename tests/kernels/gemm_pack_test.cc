@@ -1,12 +1,15 @@
 // The AVX2 A-panel packer against the portable one, byte for byte (panel and row sums), for every
-// x86/scalar microkernel's format and tile height, ragged row counts and K tails.
+// x86/scalar microkernel's format and tile height, ragged row counts and K tails; packing in a
+// pair order (gemm/pair_order.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <random>
 #include <vector>
 
 #include "kernels/src/gemm/gemm_pack.h"
+#include "kernels/src/gemm/pair_order.h"
 #include "kernels/src/dispatch/isa_table.h"
 #include "qtune/kernels/cpu_features.h"
 
@@ -133,8 +136,8 @@ TEST(GemmPackA, Avx2PackerMatchesGenericPacker) {
           std::vector<std::uint8_t> want(bytes, 0xCD), got(bytes, 0xCD);
           std::vector<std::int32_t> want_terms(mr, 7), got_terms(mr, 7);
           pack_a_panel_generic(uk, a_type, rows.data(), row_count, k_bytes, k_groups, want.data(), want_terms.data());
-          const bool handled =
-              pack_a_panel_avx2(uk, a_type, rows.data(), row_count, k_bytes, k_groups, got.data(), got_terms.data());
+          const bool handled = pack_a_panel_avx2(uk, a_type, rows.data(), row_count, k_bytes, k_groups, got.data(),
+                                                 got_terms.data(), nullptr);
           const bool x86_format = (uk.a_format == PackedA::s16 && kr == 2) || (uk.a_format == PackedA::u8 && kr == 4);
           EXPECT_EQ(handled, x86_format) << uk.name;
           if (!handled) continue;
@@ -143,7 +146,7 @@ TEST(GemmPackA, Avx2PackerMatchesGenericPacker) {
           EXPECT_EQ(got_terms, want_terms) << uk.name << " a=" << to_string(a_type) << " k_bytes=" << k_bytes;
           // Without row sums (every weight zero point 0) the panel is the same.
           std::vector<std::uint8_t> no_sums(bytes, 0xCD);
-          pack_a_panel_avx2(uk, a_type, rows.data(), row_count, k_bytes, k_groups, no_sums.data(), nullptr);
+          pack_a_panel_avx2(uk, a_type, rows.data(), row_count, k_bytes, k_groups, no_sums.data(), nullptr, nullptr);
           EXPECT_EQ(no_sums, want) << uk.name << " without row sums, k_bytes=" << k_bytes;
           if (HasFailure()) return;
         }
@@ -152,7 +155,72 @@ TEST(GemmPackA, Avx2PackerMatchesGenericPacker) {
   }
   EXPECT_GT(checked, 0);
 }
-
 #endif
+
+// A random pair order (gemm/pair_order.h) of k_bytes rows, for positions up to k_groups rounded to
+// 8 groups: each window's real bytes shuffled among themselves, identity past k_bytes.
+std::vector<std::uint8_t> random_pair_order(std::size_t k_bytes, std::size_t positions, std::mt19937& rng) {
+  std::vector<std::uint8_t> order(positions);
+  for (std::size_t p = 0; p < positions; ++p) order[p] = static_cast<std::uint8_t>(p % kPairWindowBytes);
+  for (std::size_t first = 0; first < k_bytes; first += kPairWindowBytes) {
+    const std::size_t real = std::min(kPairWindowBytes, k_bytes - first);
+    std::shuffle(order.begin() + static_cast<std::ptrdiff_t>(first),
+                 order.begin() + static_cast<std::ptrdiff_t>(first + real), rng);
+  }
+  return order;
+}
+
+// Packing with a pair order is packing the rows with their bytes in that order; the AVX2 packer
+// (x86) does the same as the generic one.
+TEST(GemmPackA, PairOrderMovesBytesWithinWindows) {
+  std::mt19937 rng(11);
+  int checked = 0;
+  for (const GemmUkernel& uk : gemm_ukernel_registry()) {
+    if (uk.a_format != PackedA::u8 || uk.kr != 4) continue;
+    const auto mr = static_cast<std::size_t>(uk.mr), kr = static_cast<std::size_t>(uk.kr);
+    for (DType a_type : {DType::u8, DType::s8}) {
+      for (std::size_t k_bytes : {1u, 2u, 5u, 15u, 16u, 17u, 27u, 31u, 32u, 33u, 47u, 64u, 100u, 147u, 720u}) {
+        for (std::size_t row_count : {std::size_t{1}, mr > 1 ? mr - 1 : 1, mr}) {
+          const std::size_t k_groups = (k_bytes + kr - 1) / kr + (k_bytes % 3 == 0 ? 1 : 0);
+          const std::vector<std::uint8_t> order = random_pair_order(k_bytes, (k_groups + 7) / 8 * 8 * kr, rng);
+          std::vector<std::vector<std::uint8_t>> storage(row_count, std::vector<std::uint8_t>(k_bytes));
+          std::vector<std::vector<std::uint8_t>> moved(row_count, std::vector<std::uint8_t>(k_bytes));
+          std::vector<const std::uint8_t*> rows(mr), moved_rows(mr);
+          for (std::size_t i = 0; i < row_count; ++i) {
+            for (auto& v : storage[i]) v = static_cast<std::uint8_t>(rng());
+            for (std::size_t kk = 0; kk < k_bytes; ++kk) {
+              moved[i][kk] = storage[i][kk / kPairWindowBytes * kPairWindowBytes + order[kk]];
+            }
+            rows[i] = storage[i].data();
+            moved_rows[i] = moved[i].data();
+          }
+          const std::size_t bytes = k_groups * mr * kr;
+          std::vector<std::uint8_t> want(bytes, 0xCD), got(bytes, 0xCD);
+          std::vector<std::int32_t> want_terms(mr, 3), got_terms(mr, 3);
+          pack_a_panel_generic(uk, a_type, moved_rows.data(), row_count, k_bytes, k_groups, want.data(),
+                               want_terms.data());
+          pack_a_panel_generic(uk, a_type, rows.data(), row_count, k_bytes, k_groups, got.data(), got_terms.data(),
+                               order.data());
+          ASSERT_EQ(got, want) << uk.name << " generic, k_bytes=" << k_bytes << " rows=" << row_count;
+          ASSERT_EQ(got_terms, want_terms) << uk.name << " generic, k_bytes=" << k_bytes;
+#if defined(__x86_64__)
+          if (cpu_features().usable(Isa::avx2)) {
+            std::vector<std::uint8_t> vector_got(bytes, 0xCD);
+            std::vector<std::int32_t> vector_terms(mr, 3);
+            ASSERT_TRUE(pack_a_panel_avx2(uk, a_type, rows.data(), row_count, k_bytes, k_groups, vector_got.data(),
+                                          vector_terms.data(), order.data()));
+            ASSERT_EQ(vector_got, want) << uk.name << " avx2, a=" << to_string(a_type) << " k_bytes=" << k_bytes
+                                        << " rows=" << row_count;
+            ASSERT_EQ(vector_terms, want_terms) << uk.name << " avx2, k_bytes=" << k_bytes;
+          }
+#endif
+          ++checked;
+        }
+      }
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no microkernel packs A as u8 groups of 4 in this build";
+}
+
 }  // namespace
 }  // namespace qtune::detail

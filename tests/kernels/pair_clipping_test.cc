@@ -5,7 +5,9 @@
 // sweeps of gemm_ukernel_test.cc run them over uniform weights, where a quarter of the pairs clip).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -16,6 +18,7 @@
 #include "gemm_tester.h"
 #include "kernels/src/gemm/gemm_pack.h"
 #include "kernels/src/gemm/pair_clipping.h"
+#include "kernels/src/gemm/pair_order.h"
 #include "qtune/kernels/conv2d.h"
 #include "qtune/kernels/gemm.h"
 
@@ -45,11 +48,12 @@ TEST(PairClipping, ExactPairsStayWithinInt16UnderEveryActivation) {
   EXPECT_TRUE(weight_pair_is_exact(127, -128));
 }
 
-// A B panel packed for `uk` from K x N weights, clipped; returns the weights read back from the
-// panel plus each excess at its place.
+// A B panel packed for `uk` from K x N weights, clipped (pairs first chosen per window with
+// reorder_k); returns the weights read back from the panel plus each excess at its place, each
+// moved back to its own k.
 std::vector<std::int8_t> clip_and_restore(const detail::GemmUkernel& uk, const std::vector<std::int8_t>& b,
                                           std::size_t k, std::size_t n, std::size_t* clipped_count,
-                                          bool* all_exact) {
+                                          bool* all_exact, bool reorder_k = false) {
   GemmProblem p;
   p.m = 1;
   p.n = static_cast<std::int64_t>(n);
@@ -63,8 +67,13 @@ std::vector<std::int8_t> clip_and_restore(const detail::GemmUkernel& uk, const s
   std::vector<std::uint8_t> packed(panels * panel_bytes + 64);
   auto* aligned = reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(packed.data()) + 63) / 64 * 64);
   detail::pack_b(uk, p, b.data(), n, nullptr, aligned);
-  const detail::PairClipping clipping(uk, aligned, k, n);
+  const detail::PairClipping clipping(uk, aligned, k, n, reorder_k);
   *clipped_count = clipping.size();
+  const std::uint8_t* order = clipping.k_order();
+  EXPECT_TRUE(reorder_k || order == nullptr);
+  const auto own_k = [&](std::size_t kk) {
+    return order == nullptr ? kk : kk / detail::kPairWindowBytes * detail::kPairWindowBytes + order[kk];
+  };
   // Past the dense share the excesses are also panels of their own, which must hold the same.
   EXPECT_EQ(clipping.dense(), static_cast<double>(clipping.size()) > detail::PairClipping::kDenseShare * k * n);
   *all_exact = true;
@@ -78,12 +87,12 @@ std::vector<std::int8_t> clip_and_restore(const detail::GemmUkernel& uk, const s
           const std::size_t kk = g * kr + t, col = panel * nr + j;
           const int value = w[(g * stride + j) * kr + t];
           if (t % 2 == 0) *all_exact = *all_exact && weight_pair_is_exact(value, w[(g * stride + j) * kr + t + 1]);
-          if (kk < k && j < nr && col < n) restored[kk * n + col] += value;
+          if (kk < k && j < nr && col < n) restored[own_k(kk) * n + col] += value;
         }
       }
     }
     for (const detail::ClippedWeight& e : clipping.in_panel(panel, 0, k)) {
-      restored[e.k * n + panel * nr + e.column] += e.excess;
+      restored[own_k(e.k) * n + panel * nr + e.column] += e.excess;
     }
     if (clipping.dense()) {
       std::vector<int> listed(k_groups * stride * kr, 0);
@@ -127,6 +136,47 @@ TEST(PairClipping, LeavesOnlyExactPairsAndTheWeightsInTheirExcesses) {
     EXPECT_EQ(clip_and_restore(uk, trained, k, n, &clipped, &all_exact), trained);
     EXPECT_TRUE(all_exact);
     EXPECT_EQ(clipped, n);
+  }
+  if (families == 0) GTEST_SKIP() << "no family that clips weight pairs in this build";
+}
+
+// With the pairs chosen per window (A packed), every weight is still the clipped weight plus its
+// excess, only exact pairs are left, and no more weights clip; trained-like weights clip none
+// where each window has partners of the other sign for its 127s.
+TEST(PairClipping, PairsChosenPerWindowKeepEveryWeightAndClipFewer) {
+  std::mt19937_64 rng(9);
+  int families = 0;
+  for (const detail::GemmUkernel& uk : detail::gemm_ukernel_registry()) {
+    if (!uk.clips_pairs) continue;
+    ++families;
+    SCOPED_TRACE(uk.name);
+    for (const auto& [k, n] : {std::pair<std::size_t, std::size_t>{37, 21}, {16, 8}, {144, 24}, {5, 3}}) {
+      std::vector<std::int8_t> uniform(k * n), trained(k * n);
+      for (auto& v : uniform) v = static_cast<std::int8_t>(std::uniform_int_distribution<int>(-128, 127)(rng));
+      // Small weights of either sign; per column one 127 whose given partner (9) makes it clip.
+      for (std::size_t i = 0; i < trained.size(); ++i) {
+        trained[i] = static_cast<std::int8_t>((rng() % 2 == 0 ? 1 : -1) * (uniform[i] / 8));
+      }
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t row = (j * 7) % (k - 1) & ~std::size_t{1};
+        trained[row * n + j] = 127;
+        trained[(row + 1) * n + j] = 9;
+      }
+      for (const std::vector<std::int8_t>* b : {&uniform, &trained}) {
+        std::size_t given = 0, chosen = 0;
+        bool exact = false;
+        EXPECT_EQ(clip_and_restore(uk, *b, k, n, &given, &exact), *b);
+        EXPECT_EQ(clip_and_restore(uk, *b, k, n, &chosen, &exact, /*reorder_k=*/true), *b) << k << "x" << n;
+        EXPECT_TRUE(exact);
+        EXPECT_LE(chosen, given) << k << "x" << n;
+        if (b == &trained) {
+          EXPECT_GE(given, n) << k << "x" << n;
+        }
+        if (b == &trained && k == 144) {
+          EXPECT_EQ(chosen, 0u) << "a MobileNetV2 projection's shape: a partner of the other sign for every 127";
+        }
+      }
+    }
   }
   if (families == 0) GTEST_SKIP() << "no family that clips weight pairs in this build";
 }
@@ -223,6 +273,12 @@ std::vector<std::int8_t> sparsely_clipping_weights(std::size_t k, std::size_t n,
   for (std::size_t j = 0; j < n; ++j) {
     const std::size_t row = std::uniform_int_distribution<std::size_t>(0, k - 2)(rng) & ~std::size_t{1};
     const int sign = j % 2 == 0 ? 1 : -1;
+    // Its window's weights of the same sign and above 1, so that choosing the pairs (A packed,
+    // gemm/pair_order.h) cannot save the 127 and the corrections are still what is tested.
+    const std::size_t window = row / detail::kPairWindowBytes * detail::kPairWindowBytes;
+    for (std::size_t r = window; r < std::min(k, window + detail::kPairWindowBytes); ++r) {
+      w[r * n + j] = static_cast<std::int8_t>(sign * (2 + std::abs(w[r * n + j]) % 30));
+    }
     w[row * n + j] = static_cast<std::int8_t>(sign > 0 ? 127 : -128);
     w[(row + 1) * n + j] = static_cast<std::int8_t>(sign * (2 + static_cast<int>(j % 30)));
   }
@@ -266,6 +322,45 @@ TEST(PairClipping, MicrokernelsAreExactWithFewClippedPairsEveryWayTheyReadA) {
           EXPECT_EQ(want, got) << describe(config) << " " << m << "x" << n << "x" << k << " a=" << to_string(p.a_type);
           ++ran;
         }
+      }
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "no usable family that clips weight pairs";
+}
+
+// Packed A in the pair order of B (gemm/pair_order.h) over every K blocking: whole K, and K blocks
+// of one, three and four windows, K tails inside a window and on its edge.
+TEST(PairClipping, PairsChosenPerWindowAreExactThroughEveryKBlocking) {
+  int ran = 0;
+  std::mt19937_64 rng(17);
+  for (const GemmMicrokernelInfo& info : compiled_microkernels()) {
+    if (!isa_clips_weight_pairs(info.isa) || !cpu_features().usable(info.isa)) continue;
+    for (const std::int64_t k : {30, 32, 40, 100, 147}) {
+      for (const int kc : {0, 16, 48, 64}) {
+        GemmConfig config = config_for(info, /*pack_a=*/true, /*fuse=*/true);
+        config.kc = kc;
+        GemmProblem p;
+        p.m = 13;
+        p.n = 19;
+        p.k = k;
+        p.a_type = ran % 2 == 0 ? DType::u8 : DType::s8;
+        p.a_zero_point = p.a_type == DType::u8 ? 129 : 5;
+        p.b_zero_points = {0};
+        p.has_bias = true;
+        p.out_type = DType::s32;
+        if (!gemm_check_config(p, config).empty()) continue;
+        std::vector<std::uint8_t> a(static_cast<std::size_t>(p.m * k));
+        for (auto& v : a) v = static_cast<std::uint8_t>(rng());
+        std::vector<std::int8_t> b(static_cast<std::size_t>(k * p.n));  // uniform: the order moves most windows
+        for (auto& v : b) v = static_cast<std::int8_t>(rng());
+        std::vector<std::int32_t> bias(static_cast<std::size_t>(p.n), 21);
+        std::vector<std::int32_t> want(static_cast<std::size_t>(p.m * p.n)), got(want.size(), 0x5A5A5A5A);
+        gemm_reference(p, a.data(), static_cast<std::size_t>(k), b.data(), static_cast<std::size_t>(p.n), bias.data(),
+                       want.data(), static_cast<std::size_t>(p.n));
+        const GemmOp op = GemmOp::prepare(p, config, b.data(), static_cast<std::size_t>(p.n), bias.data());
+        op.run(a.data(), static_cast<std::size_t>(k), got.data(), static_cast<std::size_t>(p.n));
+        EXPECT_EQ(want, got) << describe(config) << " k=" << k << " a=" << to_string(p.a_type);
+        ++ran;
       }
     }
   }

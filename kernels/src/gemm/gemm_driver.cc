@@ -45,6 +45,7 @@
 #include "gemm/gemm_pack.h"
 #include "gemm/gemm_task_plan.h"
 #include "gemm/pair_clipping.h"
+#include "gemm/pair_order.h"
 #include "gemm/row_term_scaling.h"
 #include "dispatch/isa_table.h"
 #include "platform/strided_rows.h"
@@ -323,7 +324,13 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
   s.packed_b.reset(static_cast<std::uint8_t*>(std::aligned_alloc(64, s.packed_bytes)));
   if (!s.packed_b) throw std::bad_alloc();
   pack_b(*s.uk, problem, b, ldb, bias, s.packed_b.get());
-  if (s.uk->clips_pairs) s.clipping = PairClipping(*s.uk, s.packed_b.get(), s.k, s.n);
+  if (s.uk->clips_pairs) {
+    // The pairs are chosen per window of 16 k where the packer takes that order: A packed, in K
+    // blocks that start on a window.
+    const bool reorder_k = config.pack_a && s.uk->a_format == PackedA::u8 &&
+                           (s.rows_plan.k_blocks == 1 || s.kc_groups * s.kr % kPairWindowBytes == 0);
+    s.clipping = PairClipping(*s.uk, s.packed_b.get(), s.k, s.n, reorder_k);
+  }
   if (s.fold_centred_origin) {
     // The accumulators start from the column terms: less X0, they end at acc - X0.
     for (std::size_t col = 0; col < s.n; ++col) {
@@ -640,12 +647,14 @@ const std::uint8_t* const* GemmEngine::State::rows_in_place_at(const Task& t, co
 // summed as they are packed.
 const std::uint8_t* GemmEngine::State::pack_a_block(const Task& t, const KBlock& b, std::size_t k0, Scratch& s) const {
   const bool sums_rows = t.plan->row_terms == GemmTaskPlan::RowTerms::while_packing;
+  const std::uint8_t* k_order = clipping.k_order();  // B's pair order, where it has one
   s.a_panels.resize(t.m_panels * b.a_panel_bytes);
   for (std::size_t mp = 0; mp < t.m_panels; ++mp) {
     const std::size_t count = std::min(mr, t.rows - mp * mr);
     gather_rows(t.a, t.m0 + mp * mr, count, k0, b.k_bytes, s);
     pack_a_panel(*uk, problem.a_type, s.rows.data(), count, b.k_bytes, b.groups,
-                 s.a_panels.data() + mp * b.a_panel_bytes, sums_rows ? s.row_terms.data() + mp * mr : nullptr);
+                 s.a_panels.data() + mp * b.a_panel_bytes, sums_rows ? s.row_terms.data() + mp * mr : nullptr,
+                 k_order != nullptr ? k_order + k0 : nullptr);
   }
   // Per-tensor weights: each row's whole term once its sums are complete (make_row_terms).
   if (sums_rows && b.last && zb_uniform) scale_row_terms(s.row_terms.data(), s.row_terms.data(), t.rows, zb_all);

@@ -7,6 +7,7 @@
 #endif
 
 #include "dispatch/isa_table.h"
+#include "gemm/pair_order.h"
 #include "qtune/kernels/cpu_features.h"
 
 namespace qtune::detail {
@@ -55,9 +56,9 @@ void pack_b_typed(const GemmUkernel& uk, const GemmProblem& problem, const std::
 template <class AElem>
 void pack_a_typed(const GemmUkernel& uk, DType a_type, std::uint8_t flip, const std::uint8_t* const* rows,
                   std::size_t row_count, std::size_t k_bytes, std::size_t k_groups, AElem* dst,
-                  std::int32_t* row_terms) {
+                  std::int32_t* row_terms, const std::uint8_t* k_order) {
   const auto mr = static_cast<std::size_t>(uk.mr), kr = static_cast<std::size_t>(uk.kr);
-  const std::size_t whole = k_bytes / kr;
+  const std::size_t whole = k_order == nullptr ? k_bytes / kr : 0;
   for (std::size_t i = 0; i < mr; ++i) {
     AElem* out = dst + i * kr;
     const std::size_t group_stride = mr * kr;
@@ -85,8 +86,10 @@ void pack_a_typed(const GemmUkernel& uk, DType a_type, std::uint8_t flip, const 
     for (; g < k_groups; ++g) {
       for (std::size_t t = 0; t < kr; ++t) {
         const std::size_t kk = g * kr + t;
+        // k_order moves a byte within its window; past k_bytes it leaves each where it is (0).
+        const std::size_t from = k_order == nullptr ? kk : kk / kPairWindowBytes * kPairWindowBytes + k_order[kk];
         AElem v = 0;
-        if (kk < k_bytes) v = convert(src[kk]);
+        if (from < k_bytes) v = convert(src[from]);
         out[g * group_stride + t] = v;
         sum += u(v);
       }
@@ -117,7 +120,8 @@ void pack_b(const GemmUkernel& uk, const GemmProblem& problem, const std::int8_t
 }
 
 void pack_a_panel(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
-                  std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms) {
+                  std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms,
+                  const std::uint8_t* k_order) {
   // The first usable vector packer of the instruction-set table, if any.
   static const PackAPanelFn vector_packer = [] {
     for (const IsaRow& row : isa_table()) {
@@ -125,20 +129,27 @@ void pack_a_panel(const GemmUkernel& uk, DType a_type, const std::uint8_t* const
     }
     return PackAPanelFn{nullptr};
   }();
-  if (vector_packer != nullptr && vector_packer(uk, a_type, rows, row_count, k_bytes, k_groups, dst, row_terms)) return;
-  pack_a_panel_generic(uk, a_type, rows, row_count, k_bytes, k_groups, dst, row_terms);
+  if (vector_packer != nullptr &&
+      vector_packer(uk, a_type, rows, row_count, k_bytes, k_groups, dst, row_terms, k_order)) {
+    return;
+  }
+  pack_a_panel_generic(uk, a_type, rows, row_count, k_bytes, k_groups, dst, row_terms, k_order);
 }
 
 void pack_a_panel_generic(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
-                          std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms) {
+                          std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms,
+                          const std::uint8_t* k_order) {
   if (uk.a_format == PackedA::s16) {
-    pack_a_typed(uk, a_type, 0, rows, row_count, k_bytes, k_groups, static_cast<std::int16_t*>(dst), row_terms);
+    pack_a_typed(uk, a_type, 0, rows, row_count, k_bytes, k_groups, static_cast<std::int16_t*>(dst), row_terms,
+                 k_order);
   } else if (uk.a_format == PackedA::s8) {
     const std::uint8_t flip = a_type == DType::u8 ? 0x80 : 0;
-    pack_a_typed(uk, a_type, flip, rows, row_count, k_bytes, k_groups, static_cast<std::int8_t*>(dst), row_terms);
+    pack_a_typed(uk, a_type, flip, rows, row_count, k_bytes, k_groups, static_cast<std::int8_t*>(dst), row_terms,
+                 k_order);
   } else {
     const std::uint8_t flip = a_type == DType::s8 ? 0x80 : 0;
-    pack_a_typed(uk, a_type, flip, rows, row_count, k_bytes, k_groups, static_cast<std::uint8_t*>(dst), row_terms);
+    pack_a_typed(uk, a_type, flip, rows, row_count, k_bytes, k_groups, static_cast<std::uint8_t*>(dst), row_terms,
+                 k_order);
   }
 }
 

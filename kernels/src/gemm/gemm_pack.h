@@ -24,25 +24,29 @@ void pack_b(const GemmUkernel& uk, const GemmProblem& problem, const std::int8_t
 // Packs one A panel: `rows` (<= mr) row pointers, each with `k_bytes` valid bytes, into
 // [k_groups][mr][kr] elements of uk.a_format (rows beyond `rows` and k beyond k_bytes are 0).
 // When row_terms is not null, row_terms[i] -= sum of the packed values of row i (wrapping).
+// With k_order (B's pair order from the block's first k, a multiple of kPairWindowBytes:
+// PairClipping::k_order), packed k holds row byte kk / 16 * 16 + k_order[kk].
 void pack_a_panel(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
-                  std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms);
+                  std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms,
+                  const std::uint8_t* k_order = nullptr);
 
 // The portable packer behind pack_a_panel (every format); exposed so that tests can compare the
 // vector packers with it.
 void pack_a_panel_generic(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows,
                           std::size_t row_count, std::size_t k_bytes, std::size_t k_groups, void* dst,
-                          std::int32_t* row_terms);
+                          std::int32_t* row_terms, const std::uint8_t* k_order = nullptr);
 
 // A vector A packer of an instruction set (IsaRow::pack_a_panel): as pack_a_panel, for the formats
 // it knows; returns false (and does nothing) for any other. Called only where its set is usable.
 // AVX2's (x86/avx2/gemm_pack_avx2.cc) packs PackedA::s16 with kr 2 and PackedA::u8 with kr 4, the
 // formats of the x86 families: widening/flip, a 4 x 8 transpose of 4-byte groups, row sums in
-// vectors.
+// vectors; a k_order (PackedA::u8 only) as one byte shuffle per 16 bytes.
 using PackAPanelFn = bool (*)(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows,
                               std::size_t row_count, std::size_t k_bytes, std::size_t k_groups, void* dst,
-                              std::int32_t* row_terms);
+                              std::int32_t* row_terms, const std::uint8_t* k_order);
 bool pack_a_panel_avx2(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
-                       std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms);
+                       std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms,
+                       const std::uint8_t* k_order);
 
 // A vector kernel of an instruction set (IsaRow::a_row_sums): row_terms[i] -= sum over
 // k < k_bytes of (rows[i][k] ^ flip) as u8 (wrapping), for i < count; k_bytes < kRowSumsMaxBytes.

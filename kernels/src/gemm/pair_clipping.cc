@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gemm/pair_order.h"
 #include "qtune/kernels/gemm.h"
 
 namespace qtune::detail {
@@ -22,9 +23,42 @@ void clip_pair(std::int8_t& b0, std::int8_t& b1, std::uint32_t k0, std::uint16_t
   large = static_cast<std::int8_t>(limit);
 }
 
+// Puts the k of every packed B column in the pair order `order` (choose_pair_order).
+void reorder_packed_k(const GemmUkernel& uk, std::uint8_t* packed, std::size_t k, std::size_t n,
+                      std::vector<std::uint8_t>& order) {
+  const auto nr = static_cast<std::size_t>(uk.nr), nr_stride = static_cast<std::size_t>(uk.nr_stride),
+             kr = static_cast<std::size_t>(uk.kr);
+  const std::size_t k_groups = (k + kr - 1) / kr, panels = (n + nr - 1) / nr;
+  const std::size_t panel_bytes = gemm_b_panel_bytes(uk, k_groups);
+  const auto at = [&](std::int8_t* w, std::size_t kk, std::size_t j) -> std::int8_t& {
+    return w[(kk / kr * nr_stride + j) * kr + kk % kr];
+  };
+  // The weights as a K x N matrix, to choose the order from.
+  std::vector<std::int8_t> matrix(k * n);
+  for (std::size_t p = 0; p < panels; ++p) {
+    auto* w = reinterpret_cast<std::int8_t*>(packed + p * panel_bytes + gemm_b_panel_weights_offset(uk));
+    for (std::size_t j = 0; j < nr && p * nr + j < n; ++j) {
+      for (std::size_t kk = 0; kk < k; ++kk) matrix[kk * n + p * nr + j] = at(w, kk, j);
+    }
+  }
+  // The packer reads the order 8 groups at a time from a K block's first group, which may be 4
+  // groups short of a multiple of 8: positions for 8 groups past k_groups rounded up to 8.
+  order = choose_pair_order(matrix.data(), k, n, ((k_groups + 7) / 8 + 1) * 8 * kr);
+  if (order.empty()) return;
+  for (std::size_t p = 0; p < panels; ++p) {
+    auto* w = reinterpret_cast<std::int8_t*>(packed + p * panel_bytes + gemm_b_panel_weights_offset(uk));
+    for (std::size_t j = 0; j < nr && p * nr + j < n; ++j) {
+      for (std::size_t kk = 0; kk < k; ++kk) {
+        at(w, kk, j) = matrix[(kk / kPairWindowBytes * kPairWindowBytes + order[kk]) * n + p * nr + j];
+      }
+    }
+  }
+}
+
 }  // namespace
 
-PairClipping::PairClipping(const GemmUkernel& uk, std::uint8_t* packed, std::size_t k, std::size_t n) {
+PairClipping::PairClipping(const GemmUkernel& uk, std::uint8_t* packed, std::size_t k, std::size_t n,
+                           bool reorder_k) {
   if (uk.b_format != PackedB::s8 || uk.kr % 2 != 0) {
     throw std::logic_error(std::string("pair clipping: ") + uk.name + " does not pack int8 pairs");
   }
@@ -32,6 +66,7 @@ PairClipping::PairClipping(const GemmUkernel& uk, std::uint8_t* packed, std::siz
              kr = static_cast<std::size_t>(uk.kr);
   const std::size_t k_groups = (k + kr - 1) / kr, panels = (n + nr - 1) / nr;
   const std::size_t panel_bytes = gemm_b_panel_bytes(uk, k_groups);
+  if (reorder_k) reorder_packed_k(uk, packed, k, n, k_order_);
   panel_begin_.reserve(panels + 1);
   for (std::size_t p = 0; p < panels; ++p) {
     panel_begin_.push_back(weights_.size());

@@ -10,7 +10,8 @@
 // (GemmUkernelArgs::corrections); where many do, the excesses form panels of their own, one
 // nonzero weight a pair, that the microkernel multiplies in a second walk over A
 // (GemmUkernelArgs::b_excess). The sum is the exact dot product whatever the weights; only the
-// speed depends on how many pairs clip.
+// speed depends on how many pairs clip. Where A is packed, fewer do: the pairs are first chosen
+// within windows of 16 k (gemm/pair_order.h) and B and the packed A take that k order.
 #pragma once
 
 #include <cstddef>
@@ -42,7 +43,14 @@ class PairClipping {
   // Clips the weight pairs of the packed B panels of `uk`'s format for a K x N problem
   // (gemm_b_panel_bytes each, from `packed`) in place. The column terms are left as they are: they
   // were computed from the weights as given, which the clipped weights and the excesses add up to.
-  PairClipping(const GemmUkernel& uk, std::uint8_t* packed, std::size_t k, std::size_t n);
+  // With `reorder_k` (A is packed, in K blocks of whole windows), B's k are first put in the order
+  // of choose_pair_order, which the A packer must then take (k_order()).
+  PairClipping(const GemmUkernel& uk, std::uint8_t* packed, std::size_t k, std::size_t n, bool reorder_k = false);
+
+  // The k order B was packed in (choose_pair_order's, for 8 groups past k groups rounded up to 8:
+  // the packer's 32-byte reads from any K block's first group), or null where it is K's own.
+  // Excesses count k in this order.
+  const std::uint8_t* k_order() const { return k_order_.empty() ? nullptr : k_order_.data(); }
 
   // The excesses of panel `panel` at k in [k_begin, k_end), in k order.
   std::span<const ClippedWeight> in_panel(std::size_t panel, std::size_t k_begin, std::size_t k_end) const;
@@ -61,6 +69,7 @@ class PairClipping {
   }
 
  private:
+  std::vector<std::uint8_t> k_order_;
   std::vector<ClippedWeight> weights_;     // panel by panel, each in k order
   std::vector<std::size_t> panel_begin_;   // panels + 1 offsets into weights_
   struct alignas(64) Line {

@@ -67,12 +67,15 @@ struct GroupLoader {
   bool a_signed = false;        // s16: sign- or zero-extend
   std::uint8_t flip_byte = 0;   // u8: 0x80 for s8 activations, else 0
   __m256i flip;                 // flip_byte in every byte
+  const std::uint8_t* k_order = nullptr;  // u8: the pair order's byte shuffles (gemm_pack.h), or null
 
   static constexpr std::size_t kSourceBytesPerGroup = Format == PackedA::u8 ? 4 : 2;
 
   __m256i load8(const std::uint8_t* row, std::size_t g) const {
     if constexpr (Format == PackedA::u8) {
-      return _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 4 * g)), flip);
+      const __m256i bytes = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 4 * g)), flip);
+      if (k_order == nullptr) return bytes;
+      return _mm256_shuffle_epi8(bytes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k_order + 4 * g)));
     } else {
       const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * g));
       return a_signed ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
@@ -102,6 +105,11 @@ struct GroupLoader {
         if constexpr (Format == PackedA::u8) {
           groups_v = _mm256_set_m128i(load_partial16(row, begin + 16, k_bytes, flips),
                                       load_partial16(row, begin, k_bytes, flips));
+          // Bytes past k_bytes are 0 and the order leaves them where they are.
+          if (k_order != nullptr) {
+            groups_v = _mm256_shuffle_epi8(groups_v,
+                                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k_order + begin)));
+          }
         } else {
           const __m128i bytes = load_partial16(row, begin, k_bytes, flips);
           groups_v = a_signed ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
@@ -191,17 +199,18 @@ void pack(const GroupLoader<Format>& loader, std::size_t mr, const std::uint8_t*
 }  // namespace
 
 bool pack_a_panel_avx2(const GemmUkernel& uk, DType a_type, const std::uint8_t* const* rows, std::size_t row_count,
-                       std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms) {
+                       std::size_t k_bytes, std::size_t k_groups, void* dst, std::int32_t* row_terms,
+                       const std::uint8_t* k_order) {
   const auto mr = static_cast<std::size_t>(uk.mr);
   auto* out = static_cast<std::uint8_t*>(dst);
-  if (uk.a_format == PackedA::s16 && uk.kr == 2) {
-    const GroupLoader<PackedA::s16> loader{a_type == DType::s8, 0, _mm256_setzero_si256()};
+  if (uk.a_format == PackedA::s16 && uk.kr == 2 && k_order == nullptr) {
+    const GroupLoader<PackedA::s16> loader{a_type == DType::s8, 0, _mm256_setzero_si256(), nullptr};
     pack(loader, mr, rows, row_count, k_bytes, k_groups, out, row_terms);
     return true;
   }
   if (uk.a_format == PackedA::u8 && uk.kr == 4) {
     const std::uint8_t flip = a_type == DType::s8 ? 0x80 : 0;
-    const GroupLoader<PackedA::u8> loader{false, flip, _mm256_set1_epi8(static_cast<char>(flip))};
+    const GroupLoader<PackedA::u8> loader{false, flip, _mm256_set1_epi8(static_cast<char>(flip)), k_order};
     pack(loader, mr, rows, row_count, k_bytes, k_groups, out, row_terms);
     return true;
   }
