@@ -87,7 +87,7 @@ void pack_a_typed(const GemmUkernel& uk, DType a_type, std::uint8_t flip, const 
       for (std::size_t t = 0; t < kr; ++t) {
         const std::size_t kk = g * kr + t;
         // k_order moves a byte within its window; past k_bytes it leaves each where it is (0).
-        const std::size_t from = k_order == nullptr ? kk : kk / kPairWindowBytes * kPairWindowBytes + k_order[kk];
+        const std::size_t from = pair_order_row(k_order, kk);
         AElem v = 0;
         if (from < k_bytes) v = convert(src[from]);
         out[g * group_stride + t] = v;

@@ -49,7 +49,7 @@ void reorder_packed_k(const GemmUkernel& uk, std::uint8_t* packed, std::size_t k
     auto* w = reinterpret_cast<std::int8_t*>(packed + p * panel_bytes + gemm_b_panel_weights_offset(uk));
     for (std::size_t j = 0; j < nr && p * nr + j < n; ++j) {
       for (std::size_t kk = 0; kk < k; ++kk) {
-        at(w, kk, j) = matrix[(kk / kPairWindowBytes * kPairWindowBytes + order[kk]) * n + p * nr + j];
+        at(w, kk, j) = matrix[pair_order_row(order.data(), kk) * n + p * nr + j];
       }
     }
   }

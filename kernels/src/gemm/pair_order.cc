@@ -9,9 +9,10 @@
 namespace qtune::detail {
 namespace {
 
-// Columns whose weights of rows i and j (kNone: a padding row, all zero) cannot share a pair.
+// No partner chosen yet (pair_greedily).
 constexpr std::size_t kNone = ~std::size_t{0};
 
+// For each two rows of a window, the columns whose weights of the two cannot share a pair.
 class WindowCosts {
  public:
   // Rows [first, first + rows) of `weights`; index `rows` stands for a padding row when rows is odd.
@@ -87,10 +88,7 @@ std::vector<std::size_t> pair_greedily(const WindowCosts& cost) {
 
 std::size_t unsafe_weight_pairs(const std::int8_t* weights, std::size_t k, std::size_t n,
                                 const std::vector<std::uint8_t>& order) {
-  const auto row = [&](std::size_t p) {
-    if (order.empty()) return p;
-    return p < order.size() ? p / kPairWindowBytes * kPairWindowBytes + order[p] : p;
-  };
+  const auto row = [&](std::size_t p) { return p < order.size() ? pair_order_row(order.data(), p) : p; };
   std::size_t unsafe = 0;
   for (std::size_t p = 0; p < k; p += 2) {
     const std::size_t r0 = row(p), r1 = row(p + 1);

@@ -16,6 +16,11 @@ namespace qtune::detail {
 // The bytes of A one shuffle reorders (an SSE/AVX2 vpshufb lane).
 inline constexpr std::size_t kPairWindowBytes = 16;
 
+// The row of K that `position` holds under a pair order (choose_pair_order's; null: K's own).
+constexpr std::size_t pair_order_row(const std::uint8_t* order, std::size_t position) {
+  return order == nullptr ? position : position / kPairWindowBytes * kPairWindowBytes + order[position];
+}
+
 // The number of weights clipping would change in the columns of `weights` (k rows of n, row-major)
 // with k paired as `order` says (order[p] is the row at position p; pairs are positions (2i, 2i+1);
 // a position at or past k holds a zero weight).
