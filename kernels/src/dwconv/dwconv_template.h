@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "dwconv/dwconv.h"
+#include "vector/force_inline.h"
 #include "vector/vector_ops.h"
 #include "quant/requant_plan.h"
 #include "requantize/requantize_internal.h"
@@ -221,9 +222,9 @@ struct DwRowKernel {
   // and had the tap loop's own array escaped so, every byte load of the loop (which may alias it)
   // would have made GCC store the accumulators back to memory at each tap.
   template <int W, int NV, bool Ragged>
-  __attribute__((always_inline)) static void finish(const DwRowArgs& a, const RequantConstants& plan,
-                                                    const Vec (&taps)[W][NV], std::size_t ow0, std::size_t c0,
-                                                    std::size_t last_lanes) {
+  QTUNE_FORCE_INLINE static void finish(const DwRowArgs& a, const RequantConstants& plan,
+                                        const Vec (&taps)[W][NV], std::size_t ow0, std::size_t c0,
+                                        std::size_t last_lanes) {
     Vec acc[W][NV];
     QTUNE_DW_UNROLL for (int v = 0; v < NV; ++v) {
       const Vec b = T::load(a.bias_term + c0 + v * kLanes);
@@ -272,9 +273,9 @@ struct DwRowKernel {
   // Writes the tile in plan.mode's epilogue if that is one of Modes (each called directly) and
   // returns whether it was.
   template <bool U8Full, int W, int NV, bool Ragged, RoundingMode... Modes>
-  __attribute__((always_inline)) static bool write_in_mode(const DwRowArgs& a, const RequantConstants& plan,
-                                                           const Vec (&acc)[W][NV], std::size_t ow0, std::size_t c0,
-                                                           std::size_t last_lanes) {
+  QTUNE_FORCE_INLINE static bool write_in_mode(const DwRowArgs& a, const RequantConstants& plan,
+                                               const Vec (&acc)[W][NV], std::size_t ow0, std::size_t c0,
+                                               std::size_t last_lanes) {
     return ((plan.mode == Modes &&
              (write_requantized<Modes, W, NV, Ragged, U8Full>(a, plan, acc, ow0, c0, last_lanes), true)) ||
             ...);
@@ -287,8 +288,9 @@ struct DwRowKernel {
   // U8Full: the short u8 epilogue (HasU8FullRangeEpilogue). Families with RequantLanes load a
   // channel vector's constants once for its W pixels (the others call out of line per vector).
   template <RoundingMode Mode, int W, int NV, bool Ragged, bool U8Full>
-  __attribute__((always_inline)) static void write_requantized(const DwRowArgs& a, const RequantConstants& plan, const Vec (&acc)[W][NV],
-                                std::size_t ow0, std::size_t c0, std::size_t last_lanes) {
+  QTUNE_FORCE_INLINE static void write_requantized(const DwRowArgs& a, const RequantConstants& plan,
+                                                   const Vec (&acc)[W][NV], std::size_t ow0, std::size_t c0,
+                                                   std::size_t last_lanes) {
     Vec q[W][NV];
     for (int v = 0; v < NV; ++v) {
       if constexpr (U8Full || HasRequantLanes<T, Mode>) {
@@ -313,7 +315,7 @@ struct DwRowKernel {
   }
 
   template <RoundingMode Mode, bool U8Full, class Lanes>
-  __attribute__((always_inline)) static Vec requantize_with_lanes(Vec x, const Lanes& lanes, const RequantConstants& plan) {
+  QTUNE_FORCE_INLINE static Vec requantize_with_lanes(Vec x, const Lanes& lanes, const RequantConstants& plan) {
     constexpr bool kFolded = folds_centred_origin_v<T>;
     if constexpr (U8Full && kFolded) {
       return T::template requantize_u8_full<Mode, true>(x, lanes, plan);

@@ -30,18 +30,14 @@
 #include <type_traits>
 
 #include "gemm/gemm_ukernel.h"
+#include "vector/force_inline.h"
 #include "vector/vector_ops.h"
 #include "quant/requant_plan.h"
 
 #define QTUNE_GEMM_UNROLL _Pragma("GCC unroll 32")
 // The tile's epilogue, inlined into it by force except in sanitizer builds (see kInlineEpilogue).
-#if defined(QTUNE_SANITIZED_BUILD)
-#define QTUNE_EPILOGUE_INLINE inline
-#define QTUNE_EPILOGUE_INLINE_LAMBDA
-#else
-#define QTUNE_EPILOGUE_INLINE __attribute__((always_inline)) inline
-#define QTUNE_EPILOGUE_INLINE_LAMBDA __attribute__((always_inline))
-#endif
+#define QTUNE_EPILOGUE_INLINE QTUNE_FORCE_INLINE inline
+#define QTUNE_EPILOGUE_INLINE_LAMBDA QTUNE_FORCE_INLINE
 
 namespace qtune::detail {
 

@@ -63,8 +63,8 @@ struct DwDot4RowKernel {
   // Requantizes each pixel's four accumulators and stores them as one vector of 64 bytes, channel
   // 4i + j taking the low byte of lane i of accumulator j (values are in [qmin, qmax] already).
   template <RoundingMode Mode, int W>
-  __attribute__((always_inline)) static void write(const DwRowArgs& a, const RequantConstants& plan,
-                                                   const Vec (&acc)[W][4], std::size_t ow0, std::size_t c0) {
+  QTUNE_FORCE_INLINE static void write(const DwRowArgs& a, const RequantConstants& plan,
+                                       const Vec (&acc)[W][4], std::size_t ow0, std::size_t c0) {
     const Vec low_byte = _mm512_set1_epi32(0xFF);
     Vec bytes[W];
     QTUNE_DW_UNROLL for (int p = 0; p < W; ++p) {

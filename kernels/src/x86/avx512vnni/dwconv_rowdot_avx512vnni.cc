@@ -102,8 +102,8 @@ struct DwRowDotKernel {
   // stores each as 64 bytes in channel order: per 128-bit lane, vpackssdw of accumulators 0 and 1
   // gives channels 16 L + 0..7 and of 2 and 3 16 L + 8..15, which the byte pack joins.
   template <RoundingMode Mode, int W, bool Pairs>
-  __attribute__((always_inline)) static void write(const DwRowArgs& a, const RequantConstants& plan,
-                                                   const Vec (&acc)[W][4], std::size_t ow0, std::size_t c0) {
+  QTUNE_FORCE_INLINE static void write(const DwRowArgs& a, const RequantConstants& plan,
+                                       const Vec (&acc)[W][4], std::size_t ow0, std::size_t c0) {
     Vec bytes[W];
     const bool u8 = a.out_type == DType::u8;
     QTUNE_DW_UNROLL for (int b = 0; b < W; ++b) {
