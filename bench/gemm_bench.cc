@@ -4,6 +4,9 @@
 //                                     default blocking, 1 and 2 threads
 //   onednn/<M>x<N>x<K>/threads=<T>    oneDNN matmul u8 x s8 -> s8 with an output scale
 //   xnnpack/<M>x<N>x<K>/threads=<T>   XNNPACK fully-connected qs8 (s8 x s8 -> s8)
+//   prepare/<M>x<N>x<K>/<variant key> GemmOp::prepare alone, one thread, fused: packing B and, for
+//                                     the byte families, choosing the pair order and clipping;
+//                                     every tuning trial pays it once per candidate
 // Both requantize with the same math: fp32 scaling (RoundingMode::fp32), one scale per tensor.
 // Counter "GOPS" = 2*M*N*K / time. Filter with --benchmark_filter (e.g. 'avx2.*tile=6x16').
 #include <benchmark/benchmark.h>
@@ -27,7 +30,9 @@ namespace {
 struct Shape {
   std::int64_t m, n, k;
 };
-constexpr Shape kShapes[] = {{5625, 192, 720}, {256, 256, 256}, {1024, 1024, 1024}, {3136, 144, 24}, {784, 128, 1152}};
+// The last: ResNet-50's largest weights (its last 3x3 convolution, 7x7 output pixels, as a GEMM).
+constexpr Shape kShapes[] = {{5625, 192, 720}, {256, 256, 256},  {1024, 1024, 1024},
+                             {3136, 144, 24},  {784, 128, 1152}, {49, 512, 4608}};
 
 std::string shape_name(const Shape& s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
@@ -83,6 +88,24 @@ void register_qtune(const Shape& s, const qtune::GemmConfig& config) {
       ->Unit(benchmark::kMicrosecond);
 }
 
+void register_prepare(const Shape& s, const qtune::GemmConfig& config) {
+  benchmark::RegisterBenchmark(("prepare/" + shape_name(s) + "/" + config_key(config)).c_str(),
+                               [s, config](benchmark::State& state) {
+                                 const qtune::GemmProblem p = make_problem(s);
+                                 std::mt19937 rng(1);
+                                 std::vector<std::int8_t> b(static_cast<std::size_t>(s.k * s.n));
+                                 std::vector<std::int32_t> bias(static_cast<std::size_t>(s.n), 100);
+                                 for (auto& v : b) v = static_cast<std::int8_t>(rng());
+                                 for (auto _ : state) {
+                                   auto op = qtune::GemmOp::prepare(p, config, b.data(), static_cast<std::size_t>(s.n),
+                                                                    bias.data());
+                                   benchmark::DoNotOptimize(op);
+                                 }
+                               })
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
 void register_all() {
   const auto& cpu = qtune::cpu_features();
   for (const Shape& s : kShapes) {
@@ -101,7 +124,9 @@ void register_all() {
             c.pack_a = pack_a;
             c.fuse_requant = fuse;
             c.threads = threads;
-            if (qtune::gemm_check_config(p, c).empty()) register_qtune(s, c);
+            if (!qtune::gemm_check_config(p, c).empty()) continue;
+            register_qtune(s, c);
+            if (threads == 1 && fuse) register_prepare(s, c);
           }
         }
       }

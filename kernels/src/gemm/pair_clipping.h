@@ -23,11 +23,14 @@
 
 namespace qtune::detail {
 
-// Whether u8 x s8 products of the weight pair (b0, b1) always sum within int16.
+// Whether u8 x s8 products of the weight pair (b0, b1) always sum within int16: whether their
+// positive parts sum to at most 128 and their negative parts too. Weights of opposite signs always
+// do (each part is one weight) and sum within [-128, 127]; weights of one sign sum to their common
+// part. So the pair is exact exactly where b0 + b1 lies in [-128, 128]: one comparison, which the
+// compiler vectorizes where every two rows of a window are compared over all columns (pair_order.cc).
 constexpr bool weight_pair_is_exact(int b0, int b1) {
-  const int positive = (b0 > 0 ? b0 : 0) + (b1 > 0 ? b1 : 0);
-  const int negative = (b0 < 0 ? -b0 : 0) + (b1 < 0 ? -b1 : 0);
-  return positive <= 128 && negative <= 128;
+  const int sum = b0 + b1;
+  return sum >= -128 && sum <= 128;
 }
 
 // One weight's excess over its clipped value: row k of B, column `column` of its panel.

@@ -22,8 +22,8 @@ class WindowCosts {
       for (std::size_t j = i + 1; j < rows; ++j) {
         const std::int8_t* a = weights + (first + i) * n;
         const std::int8_t* b = weights + (first + j) * n;
-        std::size_t unsafe = 0;
-        for (std::size_t c = 0; c < n; ++c) unsafe += weight_pair_is_exact(a[c], b[c]) ? 0 : 1;
+        std::uint32_t unsafe = 0;  // 32 bits, not size_t's 64: twice the lanes per vector
+        for (std::size_t c = 0; c < n; ++c) unsafe += weight_pair_is_exact(a[c], b[c]) ? 0u : 1u;
         cost_[i * size_ + j] = cost_[j * size_ + i] = unsafe;
       }
     }
