@@ -119,7 +119,7 @@ double clipped_weight_pair_share(const std::int8_t* b, std::size_t k, std::size_
   if (pairs == 0) return 0.0;
   std::size_t clipped = 0;
   for (std::size_t kk = 0; kk + 1 < k; kk += 2) {
-    for (std::size_t j = 0; j < n; ++j) clipped += detail::weight_pair_is_exact(b[kk * ldb + j], b[(kk + 1) * ldb + j]) ? 0 : 1;
+    clipped += detail::unsafe_weight_columns(b + kk * ldb, b + (kk + 1) * ldb, n);
   }
   return static_cast<double>(clipped) / static_cast<double>(pairs);
 }

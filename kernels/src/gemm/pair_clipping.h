@@ -33,6 +33,14 @@ constexpr bool weight_pair_is_exact(int b0, int b1) {
   return sum >= -128 && sum <= 128;
 }
 
+// The columns where weights row0[c] and row1[c] (n of each) are not an exact pair. Counted in 32
+// bits, not size_t's 64: twice the lanes per vector where the loop vectorizes.
+inline std::size_t unsafe_weight_columns(const std::int8_t* row0, const std::int8_t* row1, std::size_t n) {
+  std::uint32_t unsafe = 0;
+  for (std::size_t c = 0; c < n; ++c) unsafe += weight_pair_is_exact(row0[c], row1[c]) ? 0u : 1u;
+  return unsafe;
+}
+
 // One weight's excess over its clipped value: row k of B, column `column` of its panel.
 struct ClippedWeight {
   std::uint32_t k = 0;

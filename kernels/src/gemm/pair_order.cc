@@ -20,11 +20,8 @@ class WindowCosts {
       : size_(rows + rows % 2), cost_(size_ * size_, 0) {
     for (std::size_t i = 0; i < rows; ++i) {
       for (std::size_t j = i + 1; j < rows; ++j) {
-        const std::int8_t* a = weights + (first + i) * n;
-        const std::int8_t* b = weights + (first + j) * n;
-        std::uint32_t unsafe = 0;  // 32 bits, not size_t's 64: twice the lanes per vector
-        for (std::size_t c = 0; c < n; ++c) unsafe += weight_pair_is_exact(a[c], b[c]) ? 0u : 1u;
-        cost_[i * size_ + j] = cost_[j * size_ + i] = unsafe;
+        cost_[i * size_ + j] = cost_[j * size_ + i] =
+            unsafe_weight_columns(weights + (first + i) * n, weights + (first + j) * n, n);
       }
     }
   }
@@ -92,10 +89,8 @@ std::size_t unsafe_weight_pairs(const std::int8_t* weights, std::size_t k, std::
   std::size_t unsafe = 0;
   for (std::size_t p = 0; p < k; p += 2) {
     const std::size_t r0 = row(p), r1 = row(p + 1);
-    for (std::size_t c = 0; c < n; ++c) {
-      const int w0 = r0 < k ? weights[r0 * n + c] : 0, w1 = r1 < k ? weights[r1 * n + c] : 0;
-      unsafe += weight_pair_is_exact(w0, w1) ? 0 : 1;
-    }
+    // A row past k holds zeros, and every weight pairs exactly with 0.
+    if (r0 < k && r1 < k) unsafe += unsafe_weight_columns(weights + r0 * n, weights + r1 * n, n);
   }
   return unsafe;
 }
