@@ -157,8 +157,7 @@ class Loop:
     body: list
 
     def __post_init__(self):
-        # k-loop work: multiplies other than the upward modes' smull .2d (requantization).
-        self.multiplies = any(macs(i) and ".2d" not in i.args for i in self.body)
+        self.multiplies = any(macs(i) for i in self.body)  # k-loop work
         self.addrs = {i.addr for i in self.body}
 
 
@@ -210,9 +209,9 @@ def ops_text(body):
 
 
 # The instruction that only each mode's requantization has.
-MODE_MARKERS = [("sqrdmulh", "4s", ("tflite", "arm", "tflite/any", "arm/any")),
-                ("smull2", "2d", ("upward/any", "tonearest/any")), ("scvtf", "4s", ("fp32",)),
-                ("sqdmulh", "4s", ("rndnu", "upward"))]
+MODE_MARKERS = [("sqrdmulh", "4s", ("tflite", "arm", "tflite/any", "arm/any")), ("sqrdmlah", "4s", ("tflite",)),
+                ("scvtf", "4s", ("fp32",)),
+                ("sqdmulh", "4s", ("rndnu", "upward", "upward/any", "tonearest/any"))]
 # tonearest's short form is upward's (a plan takes it when no product can tie, and the two modes
 # differ only at ties: arm/neon/requant_neon.h), so its code is found, and costs, as upward's.
 SAME_CODE_AS = {"tonearest": "upward"}
@@ -228,22 +227,24 @@ def signature(mode, body):
     if any(has(op, arr) for op, arr, modes in MODE_MARKERS if mode not in modes):
         return 0
     if mode in ("tflite", "arm", "tflite/any", "arm/any"):
-        if not has("sqrdmulh", "4s") or not has("srshl", "4s"):
+        # tflite's short form on cores with sqrdmlah multiplies onto its fixup (requant_neon.h).
+        if not (has("sqrdmulh", "4s") or has("sqrdmlah", "4s")) or not has("srshl", "4s"):
             return 0
-        fixup = has("ssra", "4s")
+        fixup = has("ssra", "4s") or has("sqrdmlah", "4s")
         general = has("sshl", "4s")
         if fixup != mode.startswith("tflite") or general != mode.endswith("/any"):
             return 0
-        return n("sqrdmulh", "4s")
+        return n("sqrdmulh", "4s") + n("sqrdmlah", "4s")
     if mode == "upward":
         if not has("sqdmulh", "4s") or not has("srshl", "4s") or has("sqshl"):
             return 0
         return n("sqdmulh", "4s")
     if mode in ("upward/any", "tonearest/any"):
-        if not has("srshl", "2d") or not has("smull2", "2d"):
+        # sqshl by the pre-shift first; tonearest's ties found with an and and a cmeq.
+        if not has("sqdmulh", "4s") or not has("srshl", "4s") or not has("sqshl", "4s"):
             return 0
-        nearest = has("ssra", "2d")
-        return n("smull2", "2d") if nearest == (mode == "tonearest/any") else 0
+        nearest = has("cmeq", "4s")
+        return n("sqdmulh", "4s") if nearest == (mode == "tonearest/any") else 0
     if mode == "fp32":
         # Rounded by fcvtns, or (qtune's GEMM tiles) by adding 1.5 * 2^23. Not the offset or centred
         # float forms (fmla with a sign-selected offset, scalar lanes).
@@ -303,21 +304,32 @@ def independent_tiles(body):
     return out
 
 
-def fall_through_trace(insns, start):
+VECTOR_STORE = re.compile(r"\{? ?[qdsbhv]\d")
+
+
+def fall_through_trace(insns, start, stop_at=frozenset()):
     """Straight-line code from insns[start]: conditional branches not taken, forward jumps followed,
-    up to a return or a backward branch (the end of the caller's loop)."""
+    and backward ones until the code has stored a vector (GCC places a tile's shared finish, its
+    narrowing and stores, anywhere in the function; after the stores a backward jump leads to the
+    caller's loop), up to a return, a conditional backward branch (the end of the caller's loop), a
+    jump into stop_at (the k-loop: the next tile) or back into the trace."""
     index = {i.addr: n for n, i in enumerate(insns)}
-    trace, n = [], start
+    trace, seen, n, stored = [], set(), start, False
     while n < len(insns) and len(trace) < 2000:
         insn = insns[n]
         trace.append(insn)
+        seen.add(insn.addr)
+        stored = stored or (insn.op in ("st1", "str", "stur", "stp") and VECTOR_STORE.match(insn.args) is not None)
         if insn.op in ("ret", "br"):
             break
-        if insn.target is not None and insn.target <= insn.addr and not insn.is_call:
-            break
         if insn.op == "b" and insn.target is not None and insn.target in index:
+            backward = insn.target <= insn.addr
+            if insn.target in stop_at or insn.target in seen or (backward and stored):
+                break
             n = index[insn.target]
             continue
+        if insn.target is not None and insn.target <= insn.addr and not insn.is_call:
+            break
         n += 1
     return trace
 
@@ -342,18 +354,18 @@ def epilogue(functions, mode, k_body, tile_vectors=None, straight_line=False):
                 best = (loop.body, 4 * vectors)
     if best:
         return best
-    first_op = {"tflite": "sqrdmulh", "arm": "sqrdmulh", "upward": "sqdmulh", "tonearest": "sqdmulh",
-                "fp32": "scvtf", "rndnu": "sqdmulh", "tflite/any": "sshl", "arm/any": "sshl",
-                "upward/any": "smull2", "tonearest/any": "smull2"}[mode]
+    first_ops = {"tflite": ("sqrdmulh", "sqrdmlah"), "arm": ("sqrdmulh",), "upward": ("sqdmulh",),
+                 "tonearest": ("sqdmulh",), "fp32": ("scvtf",), "rndnu": ("sqdmulh",), "tflite/any": ("sshl",),
+                 "arm/any": ("sshl",), "upward/any": ("sqshl",), "tonearest/any": ("sqshl",)}[mode]
     for insns in functions:
         targets = {i.target for i in insns if i.target is not None}
         for n, insn in enumerate(insns):
-            if insn.op != first_op or insn.addr in k_addrs:
+            if insn.op not in first_ops or insn.addr in k_addrs:
                 continue
             start = n
             while start > 0 and not insns[start - 1].is_branch and insns[start].addr not in targets:
                 start -= 1
-            trace = fall_through_trace(insns, start)
+            trace = fall_through_trace(insns, start, k_addrs)
             vectors = signature(mode, trace)
             if fits(vectors) and (best is None or len(trace) < len(best[0])):
                 best = (trace, 4 * vectors)
@@ -428,6 +440,10 @@ class Kernel:
     # The instructions that turn the accumulators into rows of C after the k-loop, where the core's
     # layout is not row-major (to_rows): (opcode, arrangement, count per tile).
     to_rows: tuple | None = None
+    # Depthwise: the functions of the path most rows take, tile_rows<W, C / 4, whole, stride 1,
+    # affine> (interior rows of stride-1 layers), whose tap loop is reported where GCC kept it there;
+    # the shortest loop of equal work elsewhere is a padded row's, not the one that runs most.
+    hot_functions: list = field(default_factory=list)
     # The modes whose epilogue region is well defined, which CI guards: every GEMM tile's; the
     # depthwise tiles' found on a path from their tap loop (not through the heuristics of epilogue()).
     guarded: set = field(default_factory=set)
@@ -477,8 +493,13 @@ def qtune_kernels(functions):
     dw = re.compile(r"DwRowKernel<qtune::detail::\(anonymous namespace\)::NeonDwOperations, (\d+), (\d+), (true|false)>")
     dw_row = re.compile(r"dw_row<qtune::detail::\(anonymous namespace\)::NeonDwOperations, (\d+), (\d+)>")
     any_form = re.compile(r"NeonDwOperations::write_any_form<(\d+), (\d+), false>")
-    groups, by_tile = {}, {}
+    hot = re.compile(r"DwRowKernel<qtune::detail::\(anonymous namespace\)::NeonDwOperations, (\d+), (\d+), "
+                     r"(true|false)>::tile_rows<\d+, \d+, false, 1, true>")
+    groups, by_tile, hot_by_key = {}, {}, {}
     for name, insns in functions.items():
+        m = hot.search(name)
+        if m:
+            hot_by_key.setdefault((int(m.group(1)), int(m.group(2)), m.group(3)), []).append(insns)
         keys = {(int(m.group(1)), int(m.group(2)), m.group(3)) for m in dw.finditer(name)}
         m = dw_row.search(name)
         if m:
@@ -493,7 +514,7 @@ def qtune_kernels(functions):
     for (channels, pixels, signed), insns in sorted(groups.items()):
         kind = "s8" if signed == "true" else "u8"
         kernels.append(Kernel(f"dw-neon {channels}c x {pixels}px {kind}", "qtune", "depthwise", pixels, channels,
-                              insns, QTUNE_MODES))
+                              insns, QTUNE_MODES, hot_functions=hot_by_key.get((channels, pixels, signed), [])))
     return kernels
 
 
@@ -531,8 +552,9 @@ def analyse_regions(kernels):
             # row ends and channel tails.
             tile = k.mr * k.nr // 4
             other_sign = "ushll" if k.name.endswith("s8") else "sshll"
-            found = k_loop(k.functions, lambda work, tile=tile: {3: 2, 1: 1}.get(work / 4 / tile, 0),
-                           accept=lambda body, other=other_sign: not any(i.op == other for i in body))
+            rank = lambda work, tile=tile: {3: 2, 1: 1}.get(work / 4 / tile, 0)
+            accept = lambda body, other=other_sign: not any(i.op == other for i in body)
+            found = k_loop(k.hot_functions, rank, accept) or k_loop(k.functions, rank, accept)
         else:
             found = k_loop(k.functions)
         k.loop = found.body if found else None
@@ -670,8 +692,9 @@ def markdown(predictions, command, xnnpack_note):
            "- **epilogue**: cycles per 16 requantized outputs of each rounding mode, from the",
            "  straight-line code that requantizes and stores a whole tile in that mode (qtune's GEMM",
            "  tiles and XNNPACK's alike: from the block of the mode's first instruction, conditional",
-           "  branches not taken, up to the next backward branch; where GCC moved the stores behind",
-           "  a backward jump they are left out), simulated as a loop by llvm-mca, with the vector",
+           "  branches not taken, jumps followed (backward ones until the tile's first vector store:",
+           "  GCC puts a tile's shared narrowing and stores anywhere in the function), up to the next",
+           "  conditional backward branch), simulated as a loop by llvm-mca, with the vector",
            "  registers it reads before writing renamed to one it never writes (a tile's accumulators",
            "  come from its own k-loop, not from the previous tile's epilogue, which llvm-mca would",
            "  otherwise chain them to). Tiles whose accumulators are not rows of C include the",
@@ -687,7 +710,9 @@ def markdown(predictions, command, xnnpack_note):
            "  epilogue; packing, set-up and the loop's exit are not counted.",
            "- **depthwise** (`dw-neon Cc x Wpx`, u8 and s8 inputs): the k-loop is the tap loop of the",
            "  kernel's whole tile (W pixels x C channels), three taps a step where the 3x3 form",
-           "  (tile_rows) fits in the registers, else one; its peak is the smlal of its taps alone",
+           "  (tile_rows) fits in the registers, else one, on the path most rows take (interior",
+           "  rows of stride-1 layers: tile_rows<W, C/4, whole, 1, affine>) where GCC kept that",
+           "  loop; its peak is the smlal of its taps alone",
            "  (one per 4 channels of a pixel). The short forms' and fp32's epilogue is the shortest",
            "  path from the tap loop's exit that requantizes exactly the whole tile in that mode (the",
            "  bias terms, the test of the plan, the stores: the tile inlines those forms), which CI",
@@ -751,6 +776,19 @@ def comparable(ours, theirs):
             and not INEXACT_XNNPACK.search(theirs.kernel.name))
 
 
+def accumulator_layout(kernel):
+    """How a GEMM kernel's accumulators hold C: "c8" (pairs of lanes added after the loop: qtune's
+    neon c8 tiles, XNNPACK's c8 kernels), "c4" (sdot), "c16", "i8mm" (2x2 blocks) or "rows"."""
+    if kernel.source == "xnnpack":
+        m = re.search(r"_\d+x\d+(c\d+)?__", kernel.name)
+        return m.group(1) if m and m.group(1) else "rows"
+    if kernel.feature == "i8mm":
+        return "i8mm"
+    if kernel.to_rows is not None:
+        return "c8"
+    return "c4" if kernel.feature == "dotprod" else "rows"
+
+
 def beside_xnnpack(predictions):
     """Each qtune GEMM tile and mode against XNNPACK's best kernel of the closest epilogue on the same
     core: the epilogue per 16 outputs, and the whole call per output (the tiles differ in size)."""
@@ -765,9 +803,11 @@ def beside_xnnpack(predictions):
            "instruction the qtune kernel's family lacks (a neon tile against XNNPACK's kernels without",
            "sdot, a dotprod tile against those without i8mm), and exact for every int8 weight (XNNPACK's",
            "c8 and c16 `mlal` kernels add two products in 16 bits, which wraps for a pair of -128",
-           "weights; XNNPACK's own weights stop at -127).", "",
-           "| qtune kernel | mode | core | epilogue/16 | XNNPACK's best epilogue/16 | per output | "
-           "XNNPACK's best per output |", "|---|---|---|---|---|---|---|"]
+           "weights; XNNPACK's own weights stop at -127). The same tile: XNNPACK's comparable kernel of",
+           "the same MR x NR whose accumulators hold C the same way (c8: lane pairs added after the",
+           "loop, as qtune's neon c8 tiles; c4: sdot's), where it has one.", "",
+           "| qtune kernel | mode | core | epilogue/16 | XNNPACK's best epilogue/16 | the same tile's | "
+           "per output | XNNPACK's best per output |", "|---|---|---|---|---|---|---|---|"]
     per_output = lambda p, mode, k: p.whole_call(mode, k) / (p.kernel.mr * p.kernel.nr)
     for p in predictions:
         if p.kernel.source != "qtune" or p.kernel.kind != "gemm":
@@ -778,13 +818,19 @@ def beside_xnnpack(predictions):
             if not peers:
                 continue
             best_epi = min(peers, key=lambda q: q.epilogue[CLOSEST_XNNPACK_MODE[mode]][0])
+            same = [q for q in peers if (q.kernel.mr, q.kernel.nr) == (p.kernel.mr, p.kernel.nr)
+                    and accumulator_layout(q.kernel) == accumulator_layout(p.kernel)]
+            same_epi = "—"
+            if same:
+                q = min(same, key=lambda q: q.epilogue[CLOSEST_XNNPACK_MODE[mode]][0])
+                same_epi = f"{q.epilogue[CLOSEST_XNNPACK_MODE[mode]][0]:.1f} ({q.kernel.name})"
             ours = " / ".join(f"{per_output(p, mode, k):.2f}" for k in WHOLE_CALL_K)
             theirs = []
             for k in WHOLE_CALL_K:
                 best = min(peers, key=lambda q, k=k: per_output(q, CLOSEST_XNNPACK_MODE[mode], k))
                 theirs.append(f"{per_output(best, CLOSEST_XNNPACK_MODE[mode], k):.2f} ({best.kernel.name})")
-            out.append(f"| {p.kernel.name} | {mode} | {p.core} | {cycles:.1f} | "
-                       f"{best_epi.epilogue[CLOSEST_XNNPACK_MODE[mode]][0]:.1f} ({best_epi.kernel.name}) | {ours} | "
+            best_text = f"{best_epi.epilogue[CLOSEST_XNNPACK_MODE[mode]][0]:.1f} ({best_epi.kernel.name})"
+            out.append(f"| {p.kernel.name} | {mode} | {p.core} | {cycles:.1f} | {best_text} | {same_epi} | {ours} | "
                        + " / ".join(theirs) + " |")
     return out
 

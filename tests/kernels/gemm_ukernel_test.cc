@@ -144,7 +144,7 @@ TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
 }
 
 // Every mode, per-tensor and per-channel, over scales drawn as `scales` says.
-void expect_every_mode_matches(const VariantParam& v, ScaleDraw scales, std::uint64_t seed) {
+void expect_every_mode_matches(const VariantParam& v, ScaleDraw scales, std::uint64_t seed, bool wide_bias = false) {
   const GemmConfig config = config_for(v.uk, v.pack_a, v.fuse);
   for (RoundingMode mode : kAllRoundingModes) {
     for (bool per_channel : {false, true}) {
@@ -158,6 +158,7 @@ void expect_every_mode_matches(const VariantParam& v, ScaleDraw scales, std::uin
       t.mode = mode;
       t.per_channel_requant = per_channel;
       t.scales = scales;
+      t.wide_bias = wide_bias;
       t.narrow_clamp = (seed % 3) == 0;
       t.seed = seed++;
       expect_gemm_matches_reference(t, config);
@@ -174,6 +175,15 @@ TEST_P(GemmVariants, BitExactWithScalesAroundOne) {
   QTUNE_SKIP_UNLESS_USABLE(v.uk.isa);
   if (v.out_type == DType::s32) GTEST_SKIP() << "no requantization";
   expect_every_mode_matches(v, ScaleDraw::around_one, 500);
+}
+
+// The same plans over accumulators anywhere in int32 (a bias over the whole range): the Arm general
+// forms of upward and tonearest shift them left with saturation first, which must clamp exactly.
+TEST_P(GemmVariants, BitExactWithScalesAroundOneOverWideAccumulators) {
+  const VariantParam& v = GetParam();
+  QTUNE_SKIP_UNLESS_USABLE(v.uk.isa);
+  if (v.out_type == DType::s32) GTEST_SKIP() << "no requantization";
+  expect_every_mode_matches(v, ScaleDraw::around_one, 900, true);
 }
 
 // Plans whose every scale lies below 1/2 (the Arm short forms of tflite, arm and upward) but whose

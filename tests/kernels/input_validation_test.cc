@@ -168,6 +168,9 @@ TEST(RequantValidation, UnderivedParamsAreRefused) {
   RequantParams wrong_fixed = valid_params();
   wrong_fixed.fixed[1].shift = 40;
   EXPECT_REFUSED_WITH(requantize_one_row(wrong_fixed, DType::s8), "not a quantize_multiplier() result");
+  RequantParams unnormalized = valid_params();
+  unnormalized.fixed[0].multiplier = (1 << 30) - 1;
+  EXPECT_REFUSED_WITH(requantize_one_row(unnormalized, DType::s8), "not a quantize_multiplier() result");
 }
 
 TEST(SizeLimits, DepthwiseWithAHugeWidthIsRefusedBeforeAllocating) {

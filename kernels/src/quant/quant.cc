@@ -142,7 +142,10 @@ std::string check_requant(const RequantParams& p, std::int32_t lowest, std::int3
     if (!(std::isfinite(p.scales_f32[c]) && p.scales_f32[c] >= 0))
       return name() + ": the float scale " + describe(p.scales_f32[c]) + " must be finite and >= 0";
     const FixedPointMultiplier f = p.fixed[c];
-    if (f.multiplier < 0 || f.shift < -31 || f.shift > 30) {
+    // M is 0 or normalized to [2^30, 2^31): the Arm epilogues' 32-bit forms of upward and
+    // tonearest rely on it where a left shift saturates (arm/neon/requant_neon.h).
+    const bool normalized = f.multiplier == 0 || f.multiplier >= (std::int32_t{1} << 30);
+    if (!normalized || f.shift < -31 || f.shift > 30) {
       return name() + ": fixed-point multiplier {" + std::to_string(f.multiplier) + ", " + std::to_string(f.shift) +
              "} is not a quantize_multiplier() result";
     }

@@ -42,8 +42,8 @@ RequantPlan RequantPlan::make(const RequantParams& p, FloatForms forms) {
   const std::size_t size = plan.per_channel ? n + kMaxLanes : kMaxLanes;
   auto resize = [size](auto&... arrays) { (arrays.assign(size, {}), ...); };
   resize(plan.multiplier, plan.left_shift, plan.right_shift, plan.rdpot_mask, plan.rdpot_half,
-         plan.arm_round_shift, plan.product_shift, plan.product_shift_m1, plan.scale,
-         plan.fp32_offset, plan.fp32_origin);
+         plan.arm_round_shift, plan.product_shift, plan.product_shift_m1, plan.rounding_pre_shift,
+         plan.rounding_neg_post_shift, plan.tie_mask, plan.tie_bits, plan.scale, plan.fp32_offset, plan.fp32_origin);
   for (std::size_t i = 0; i < size; ++i) {
     const std::size_t c = plan.per_channel ? i : 0;
     const FixedPointMultiplier f = c < n ? p.fixed[c] : FixedPointMultiplier{0, 0};
@@ -57,6 +57,16 @@ RequantPlan RequantPlan::make(const RequantParams& p, FloatForms forms) {
     plan.arm_round_shift[i] = r > 0 ? r - 1 : 0;
     plan.product_shift[i] = 31 - f.shift;
     plan.product_shift_m1[i] = 30 - f.shift;
+    const std::int32_t s = 31 - f.shift;
+    plan.rounding_pre_shift[i] = std::max(32 - s, 0);
+    plan.rounding_neg_post_shift[i] = -std::max(s - 31, 1);
+    const int t = s - 1 - std::countr_zero(static_cast<std::uint32_t>(f.multiplier));
+    const bool can_tie = f.multiplier != 0 && t >= 0 && t <= 31;
+    // The sign bit in both: only negative accumulators are corrected.
+    constexpr std::uint32_t kSign = 0x80000000u;
+    const std::uint32_t low_bits = can_tie ? static_cast<std::uint32_t>((std::uint64_t{2} << t) - 1) : 0;
+    plan.tie_mask[i] = static_cast<std::int32_t>(low_bits | kSign);
+    plan.tie_bits[i] = static_cast<std::int32_t>((can_tie ? std::uint32_t{1} << t : 1u) | kSign);
     plan.scale[i] = c < n ? p.scales_f32[c] : 0.0f;
   }
   // Channel c's one-shift constants at [c % 2][c / 2]; per-tensor plans hold copies in both halves.
@@ -135,6 +145,10 @@ RequantConstants RequantPlan::constants() const {
   c.arm_round_shift = arm_round_shift.data();
   c.product_shift = product_shift.data();
   c.product_shift_m1 = product_shift_m1.data();
+  c.rounding_pre_shift = rounding_pre_shift.data();
+  c.rounding_neg_post_shift = rounding_neg_post_shift.data();
+  c.tie_mask = tie_mask.data();
+  c.tie_bits = tie_bits.data();
   c.scale = scale.data();
   c.fp32_offset = fp32_offset.data();
   c.fp32_origin = fp32_origin.data();

@@ -146,6 +146,10 @@ struct RequantConstants {
   const std::int32_t* arm_round_shift = nullptr;
   const std::int32_t* product_shift = nullptr;
   const std::int32_t* product_shift_m1 = nullptr;
+  const std::int32_t* rounding_pre_shift = nullptr;
+  const std::int32_t* rounding_neg_post_shift = nullptr;
+  const std::int32_t* tie_mask = nullptr;
+  const std::int32_t* tie_bits = nullptr;
   const float* scale = nullptr;
   const float* fp32_offset = nullptr;  // kFp32Offset: o of each channel (>= 0); kFp32Centred: b
   const float* fp32_origin = nullptr;  // kFp32Centred: X0 of each channel
@@ -215,6 +219,16 @@ struct RequantPlan {
   std::vector<std::int32_t> arm_round_shift;   // max(r - 1, 0) (arm on AVX2)
   std::vector<std::int32_t> product_shift;     // s = 31 - e in [1, 62]: shift of the 64-bit product
   std::vector<std::int32_t> product_shift_m1;  // s - 1 (upward, tonearest)
+  // upward and tonearest in 32-bit lanes for every scale (Arm): x = acc << pre, saturating, then
+  // sqdmulh's floor(x * M / 2^31) rounded by 2^post, with s = 31 + post - pre, post >= 1
+  // (requant_neon.h says why that is exact).
+  std::vector<std::int32_t> rounding_pre_shift;       // max(32 - s, 0)
+  std::vector<std::int32_t> rounding_neg_post_shift;  // -max(s - 31, 1)
+  // tonearest's ties of negative products: acc is one exactly where (acc & tie_mask) == tie_bits,
+  // that is acc < 0 with its lowest set bit at 2^t, t = s - 1 - (M's trailing zeros), so that
+  // p = acc * M lies halfway between two multiples of 2^s (no t in [0, 31]: a pattern no acc has).
+  std::vector<std::int32_t> tie_mask;
+  std::vector<std::int32_t> tie_bits;
   std::vector<float> scale;                    // scales_f32 (fp32), or the equivalent scales
   std::vector<float> fp32_offset;              // kFp32Offset: o >= 0 of each channel; kFp32Centred: b
   std::vector<float> fp32_origin;              // kFp32Centred: X0 of each channel (else 0)

@@ -10,21 +10,23 @@
 //              rounding into RoundingDivideByPOT's ties-away-from-zero. It cannot wrap: sqrdmulh by
 //              a multiplier below 2^31 never returns INT32_MIN.
 //   arm        the same without the fixup: both roundings tie upward.
-//   upward     smull / smull2 to 64 bits, then srshl by -(31 - e): one rounding, ties up, exact
-//              (the instruction rounds before truncating, with no intermediate overflow).
-//   tonearest  as upward on p - [p < 0] (ssra p, p, #63), which makes ties go away from zero.
+//   upward     sqshl by pre, sqdmulh, srshl by -post, in 32-bit lanes (as XNNPACK's rndnu), with
+//              s = 31 + post - pre split so that post >= 1 (RequantPlan::rounding_pre_shift): for
+//              x = acc * 2^pre, sqdmulh is floor(x * M / 2^31), and rounding that floor again, ties up,
+//              by 2^post >= 2 is x * M rounded once by 2^(s + pre) (a floor adds nothing to a rounding
+//              by a whole power of two): p rounded by 2^s. Where sqshl saturates (pre > 0, s <= 31,
+//              |acc| >= 2^(31 - pre)), |p / 2^s| >= M / 2 >= 2^29 and the saturated value gives the
+//              same sign beyond 2^29 (M is 0 or at least 2^30: RequantParams::check): both clamp.
+//   tonearest  upward less 1 where p < 0 is a tie (p's lowest set bit at 2^(s-1): one and and one
+//              compare of acc, RequantPlan::tie_mask), which makes ties go away from zero.
 //   fp32       scvtf, fmul, fmaxnm / fmin clamp (a NaN product becomes lo, like the reference),
 //              fcvtns (round half to even); the GEMM tiles round with an addition instead
 //              (kRoundingAddend).
-// The 64-bit results are narrowed with sqxtn: saturating is harmless because clamping to
-// [lo, hi] follows and both bounds lie within int32.
-//
 // Short forms (Plain = true), for the plans of real layers (scales below 1/2, takes_plain_form):
-//   tflite     no left shift, and the fixup is ssra t, t, #31: every r >= 1.
+//   tflite     no left shift, and the fixup is ssra t, t, #31: every r >= 1 (with sqrdmlah, the
+//              sign of acc instead: kHasRoundingDoublingMultiplyAccumulate).
 //   arm        no left shift.
-//   upward     sqdmulh, then srshl by -(s - 31): floor(p / 2^31) rounded again, ties up, by
-//              2^(s - 31) >= 2 is p rounded once by 2^s (rounding a floor adds nothing when the
-//              divisor is a whole power of two), all in 32-bit lanes. Needs s >= 32.
+//   upward     without the sqshl: pre = 0 where s >= 32.
 //   tonearest  upward's short form, for plans of upward's short form whose products never tie
 //              (RequantConstants::product_never_ties): the two modes differ only at ties.
 //
@@ -47,10 +49,9 @@ template <RoundingMode Mode>
 inline constexpr bool kHasPlainForm = Mode == RoundingMode::tflite || Mode == RoundingMode::arm ||
                                       Mode == RoundingMode::upward || Mode == RoundingMode::tonearest;
 
-// The short forms that round the product once, in 32-bit lanes (sqdmulh, srshl).
-template <RoundingMode Mode, bool Plain>
-inline constexpr bool kSingleRoundingIn32Bits =
-    Plain && (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest);
+// The modes that round the product once (sqdmulh, srshl).
+template <RoundingMode Mode>
+inline constexpr bool kSingleRounding = Mode == RoundingMode::upward || Mode == RoundingMode::tonearest;
 
 // Whether a plan of Mode may take its short form: decided once per call, never per vector.
 template <RoundingMode Mode>
@@ -66,8 +67,9 @@ inline bool takes_plain_form(const RequantConstants& plan) {
 template <RoundingMode Mode, bool Plain = false>
 struct RequantLanes {
   static_assert(!Plain || kHasPlainForm<Mode>);
-  int32x4_t multiplier, left_shift, neg_right_shift;   // tflite, arm; kSingleRoundingIn32Bits: -(s - 31)
-  int64x2_t neg_product_shift_lo, neg_product_shift_hi;  // upward, tonearest: -(31 - e)
+  // tflite, arm: l and -r; kSingleRounding: pre and -post.
+  int32x4_t multiplier, left_shift, neg_right_shift;
+  int32x4_t tie_mask, tie_bits;  // tonearest's general form
   float32x4_t scale, offset, origin;                   // the float modes (requant_plan.h)
   int32x4_t lo, hi, zero_point;
   float32x4_t lo_f, hi_f;
@@ -84,14 +86,14 @@ inline RequantLanes<Mode, Plain> load_requant_lanes(const RequantConstants& plan
     q.multiplier = vld1q_s32(&plan.multiplier[i]);
     if constexpr (!Plain) q.left_shift = vld1q_s32(&plan.left_shift[i]);
     q.neg_right_shift = vnegq_s32(vld1q_s32(&plan.right_shift[i]));
-  } else if constexpr (kSingleRoundingIn32Bits<Mode, Plain>) {
+  } else if constexpr (kSingleRounding<Mode>) {
     q.multiplier = vld1q_s32(&plan.multiplier[i]);
-    q.neg_right_shift = vsubq_s32(vdupq_n_s32(31), vld1q_s32(&plan.product_shift[i]));
-  } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
-    q.multiplier = vld1q_s32(&plan.multiplier[i]);
-    const int32x4_t neg_shift = vnegq_s32(vld1q_s32(&plan.product_shift[i]));
-    q.neg_product_shift_lo = vmovl_s32(vget_low_s32(neg_shift));
-    q.neg_product_shift_hi = vmovl_high_s32(neg_shift);
+    q.neg_right_shift = vld1q_s32(&plan.rounding_neg_post_shift[i]);
+    if constexpr (!Plain) q.left_shift = vld1q_s32(&plan.rounding_pre_shift[i]);
+    if constexpr (!Plain && Mode == RoundingMode::tonearest) {
+      q.tie_mask = vld1q_s32(&plan.tie_mask[i]);
+      q.tie_bits = vld1q_s32(&plan.tie_bits[i]);
+    }
   } else {
     static_assert(kFloatEpilogue<Mode>);
     q.scale = vld1q_f32(&plan.scale[i]);
@@ -103,35 +105,42 @@ inline RequantLanes<Mode, Plain> load_requant_lanes(const RequantConstants& plan
   return q;
 }
 
-// One 64-bit half of upward / tonearest: the rounded quotient of p by 2^s, s = 31 - e.
-template <RoundingMode Mode>
-inline int64x2_t single_rounding_half(int64x2_t p, int64x2_t neg_shift) {
-  if constexpr (Mode == RoundingMode::tonearest) p = vsraq_n_s64(p, p, 63);  // p - 1 where p < 0
-  return vrshlq_s64(p, neg_shift);
-}
+// Armv8.1's sqrdmlah (every core with dotprod has it): tflite's short form takes its fixup from
+// the accumulator's sign instead of t's, added inside the multiply. The two agree: M >= 0, so t < 0
+// only where acc < 0, and where acc < 0 but t = 0, t - 1 = -1 still rounds to 0 by 2^r, r >= 1.
+#if defined(__ARM_FEATURE_QRDMX)
+inline constexpr bool kHasRoundingDoublingMultiplyAccumulate = true;
+#else
+inline constexpr bool kHasRoundingDoublingMultiplyAccumulate = false;
+#endif
 
 // The float modes clamp before they convert (as the reference does), the others after scaled4.
 template <RoundingMode Mode>
 inline constexpr bool kScaledIsClamped = kFloatEpilogue<Mode>;
 
 // 4 accumulators of channels [channel, channel + 4) scaled and rounded: the value before the zero
-// point is added, clamped to [lo, hi] where kScaledIsClamped, else not yet (saturated to int32
-// where the 64-bit forms narrow).
+// point is added, clamped to [lo, hi] where kScaledIsClamped, else not yet.
 template <RoundingMode Mode, bool Plain>
 inline int32x4_t scaled4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
-  if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
+  if constexpr (Mode == RoundingMode::tflite && Plain && kHasRoundingDoublingMultiplyAccumulate) {
+    // sqrdmlah onto the accumulator's sign: its -1 is the fixup (see kHasRoundingDoublingMultiplyAccumulate).
+    const int32x4_t t = vqrdmlahq_s32(vreinterpretq_s32_u32(vcltzq_s32(acc)), acc, q.multiplier);
+    return vrshlq_s32(t, q.neg_right_shift);
+  } else if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
     int32x4_t t = vqrdmulhq_s32(Plain ? acc : vshlq_s32(acc, q.left_shift), q.multiplier);
     if constexpr (Mode == RoundingMode::tflite) {
       t = Plain ? vsraq_n_s32(t, t, 31) : vsraq_n_s32(t, vandq_s32(t, q.neg_right_shift), 31);
     }
     return vrshlq_s32(t, q.neg_right_shift);
-  } else if constexpr (kSingleRoundingIn32Bits<Mode, Plain>) {
-    return vrshlq_s32(vqdmulhq_s32(acc, q.multiplier), q.neg_right_shift);
-  } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
-    const int64x2_t lo = single_rounding_half<Mode>(vmull_s32(vget_low_s32(acc), vget_low_s32(q.multiplier)),
-                                                    q.neg_product_shift_lo);
-    const int64x2_t hi = single_rounding_half<Mode>(vmull_high_s32(acc, q.multiplier), q.neg_product_shift_hi);
-    return vqmovn_high_s64(vqmovn_s64(lo), hi);
+  } else if constexpr (kSingleRounding<Mode>) {
+    const int32x4_t x = Plain ? acc : vqshlq_s32(acc, q.left_shift);
+    const int32x4_t up = vrshlq_s32(vqdmulhq_s32(x, q.multiplier), q.neg_right_shift);
+    if constexpr (Plain || Mode == RoundingMode::upward) {
+      return up;
+    } else {
+      // cmeq's all-ones lanes are -1: one less at the ties of negative products.
+      return vaddq_s32(up, vreinterpretq_s32_u32(vceqq_s32(vandq_s32(acc, q.tie_mask), q.tie_bits)));
+    }
   } else if constexpr (Mode == kFp32Centred) {
     // Lane by lane: Arm plans take no float form (FloatForms::none); it is here so that every mode
     // has a kernel.
@@ -207,12 +216,11 @@ inline uint8x16_t narrow16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
                    vreinterpretq_u8_s16(vuzp1q_s16(vreinterpretq_s16_s32(c), vreinterpretq_s16_s32(d))));
 }
 
-// Where the GEMM tiles clamp and add the zero point: on 16-bit lanes (to_bytes16) for the forms
-// whose scaling ends in 32-bit lanes, as requantize4 does for the 64-bit forms, where llvm-mca
-// predicted the 16-bit finish slower (docs/arm-static-analysis.md). fp32 has a finish of its own.
+// Where the GEMM tiles clamp and add the zero point: on 16-bit lanes (to_bytes16) for the integer
+// modes, whose scaling ends in 32-bit lanes. fp32 has a finish of its own.
 template <RoundingMode Mode, bool Plain>
 inline constexpr bool kClampsIn16Bits =
-    Mode == RoundingMode::tflite || Mode == RoundingMode::arm || kSingleRoundingIn32Bits<Mode, Plain>;
+    Mode == RoundingMode::tflite || Mode == RoundingMode::arm || kSingleRounding<Mode>;
 
 // fp32 in the GEMM tiles rounds by adding 1.5 * 2^23 to the clamped float: the sum's ulp is 1, so
 // the addition rounds half to even as fcvtns does, and the value v sits in its low bits
