@@ -209,7 +209,7 @@ def ops_text(body):
 
 
 # The instruction that only each mode's requantization has.
-MODE_MARKERS = [("sqrdmulh", "4s", ("tflite", "arm", "tflite/any", "arm/any")), ("sqrdmlah", "4s", ("tflite",)),
+MODE_MARKERS = [("sqrdmulh", "4s", ("tflite", "arm", "tflite/any", "arm/any")), ("sqrdmlah", "4s", ("tflite", "tflite/any")),
                 ("scvtf", "4s", ("fp32",)),
                 ("sqdmulh", "4s", ("rndnu", "upward", "upward/any", "tonearest/any"))]
 # tonearest's short form is upward's (a plan takes it when no product can tie, and the two modes

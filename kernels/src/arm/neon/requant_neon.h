@@ -23,8 +23,9 @@
 //              fcvtns (round half to even); the GEMM tiles round with an addition instead
 //              (kRoundingAddend).
 // Short forms (Plain = true), for the plans of real layers (scales below 1/2, takes_plain_form):
-//   tflite     no left shift, and the fixup is ssra t, t, #31: every r >= 1 (with sqrdmlah, the
-//              sign of acc instead: kHasRoundingDoublingMultiplyAccumulate).
+//   tflite     no left shift, and the fixup is ssra t, t, #31: every r >= 1.
+// Where the core has sqrdmlah, both forms of tflite take the fixup from the sign of x instead and
+// add it inside the multiply (kHasRoundingDoublingMultiplyAccumulate).
 //   arm        no left shift.
 //   upward     without the sqshl: pre = 0 where s >= 32.
 //   tonearest  upward's short form, for plans of upward's short form whose products never tie
@@ -105,9 +106,10 @@ inline RequantLanes<Mode, Plain> load_requant_lanes(const RequantConstants& plan
   return q;
 }
 
-// Armv8.1's sqrdmlah (every core with dotprod has it): tflite's short form takes its fixup from
-// the accumulator's sign instead of t's, added inside the multiply. The two agree: M >= 0, so t < 0
-// only where acc < 0, and where acc < 0 but t = 0, t - 1 = -1 still rounds to 0 by 2^r, r >= 1.
+// Armv8.1's sqrdmlah (every core with dotprod has it): tflite takes its fixup from the sign of x
+// (the shifted accumulator) instead of t's, added inside the multiply. The two agree wherever the
+// fixup applies (r >= 1): M >= 0, so t < 0 only where x < 0, and where x < 0 but t = 0, t - 1 = -1
+// still rounds to 0 by 2^r.
 #if defined(__ARM_FEATURE_QRDMX)
 inline constexpr bool kHasRoundingDoublingMultiplyAccumulate = true;
 #else
@@ -122,10 +124,13 @@ inline constexpr bool kScaledIsClamped = kFloatEpilogue<Mode>;
 // point is added, clamped to [lo, hi] where kScaledIsClamped, else not yet.
 template <RoundingMode Mode, bool Plain>
 inline int32x4_t scaled4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
-  if constexpr (Mode == RoundingMode::tflite && Plain && kHasRoundingDoublingMultiplyAccumulate) {
-    // sqrdmlah onto the accumulator's sign: its -1 is the fixup (see kHasRoundingDoublingMultiplyAccumulate).
-    const int32x4_t t = vqrdmlahq_s32(vreinterpretq_s32_u32(vcltzq_s32(acc)), acc, q.multiplier);
-    return vrshlq_s32(t, q.neg_right_shift);
+  if constexpr (Mode == RoundingMode::tflite && kHasRoundingDoublingMultiplyAccumulate) {
+    // sqrdmlah onto the fixup, -1 from the sign of x rather than of t, and in the general form only
+    // where r >= 1 (l = 0 there, so x is acc): see kHasRoundingDoublingMultiplyAccumulate.
+    const int32x4_t x = Plain ? acc : vshlq_s32(acc, q.left_shift);
+    uint32x4_t fix = vcltzq_s32(x);
+    if constexpr (!Plain) fix = vandq_u32(fix, vcltzq_s32(q.neg_right_shift));
+    return vrshlq_s32(vqrdmlahq_s32(vreinterpretq_s32_u32(fix), x, q.multiplier), q.neg_right_shift);
   } else if constexpr (Mode == RoundingMode::tflite || Mode == RoundingMode::arm) {
     int32x4_t t = vqrdmulhq_s32(Plain ? acc : vshlq_s32(acc, q.left_shift), q.multiplier);
     if constexpr (Mode == RoundingMode::tflite) {
