@@ -17,19 +17,19 @@
 //              by a whole power of two): p rounded by 2^s. Where sqshl saturates (pre > 0, s <= 31,
 //              |acc| >= 2^(31 - pre)), |p / 2^s| >= M / 2 >= 2^29 and the saturated value gives the
 //              same sign beyond 2^29 (M is 0 or at least 2^30: RequantParams::check): both clamp.
-//   tonearest  upward less 1 where p < 0 is a tie (p's lowest set bit at 2^(s-1): one and and one
-//              compare of acc, RequantPlan::tie_mask), which makes ties go away from zero.
+//   tonearest  upward less 1 where p < 0 is a tie (p's lowest set bit at 2^(s-1): an and and a
+//              cmeq of acc, RequantPlan::tie_mask), which makes ties go away from zero.
 //   fp32       scvtf, fmul, fmaxnm / fmin clamp (a NaN product becomes lo, like the reference),
 //              fcvtns (round half to even); the GEMM tiles round with an addition instead
 //              (kRoundingAddend).
 // Short forms (Plain = true), for the plans of real layers (scales below 1/2, takes_plain_form):
 //   tflite     no left shift, and the fixup is ssra t, t, #31: every r >= 1.
-// Where the core has sqrdmlah, both forms of tflite take the fixup from the sign of x instead and
-// add it inside the multiply (kHasRoundingDoublingMultiplyAccumulate).
 //   arm        no left shift.
 //   upward     without the sqshl: pre = 0 where s >= 32.
 //   tonearest  upward's short form, for plans of upward's short form whose products never tie
 //              (RequantConstants::product_never_ties): the two modes differ only at ties.
+// Where the core has sqrdmlah, both forms of tflite take the fixup from the sign of x instead and
+// add it inside the multiply (kHasRoundingDoublingMultiplyAccumulate).
 //
 // The GEMM tiles finish 16 values at a time on 16-bit lanes (to_bytes16), the depthwise tiles 8
 // (epilogue_bytes8): sqxtn, the clamp to [qmin - zp, qmax - zp], the zero point, a narrowing to
