@@ -55,9 +55,9 @@ RequantPlan RequantPlan::make(const RequantParams& p, FloatForms forms) {
     plan.rdpot_mask[i] = static_cast<std::int32_t>((std::int64_t{1} << r) - 1);
     plan.rdpot_half[i] = plan.rdpot_mask[i] >> 1;
     plan.arm_round_shift[i] = r > 0 ? r - 1 : 0;
-    plan.product_shift[i] = 31 - f.shift;
-    plan.product_shift_m1[i] = 30 - f.shift;
     const std::int32_t s = 31 - f.shift;
+    plan.product_shift[i] = s;
+    plan.product_shift_m1[i] = s - 1;
     plan.rounding_pre_shift[i] = std::max(32 - s, 0);
     plan.rounding_neg_post_shift[i] = -std::max(s - 31, 1);
     const int t = s - 1 - std::countr_zero(static_cast<std::uint32_t>(f.multiplier));

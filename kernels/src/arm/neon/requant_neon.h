@@ -223,7 +223,7 @@ inline uint8x16_t narrow16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
 
 // Where the GEMM tiles clamp and add the zero point: on 16-bit lanes (to_bytes16) for the integer
 // modes, whose scaling ends in 32-bit lanes. fp32 has a finish of its own.
-template <RoundingMode Mode, bool Plain>
+template <RoundingMode Mode>
 inline constexpr bool kClampsIn16Bits =
     Mode == RoundingMode::tflite || Mode == RoundingMode::arm || kSingleRounding<Mode>;
 
@@ -240,7 +240,7 @@ inline int32x4_t epilogue4(int32x4_t acc, const RequantLanes<Mode, Plain>& q) {
   if constexpr (Mode == RoundingMode::fp32) {
     const float32x4_t clamped = vminq_f32(vmaxnmq_f32(vmulq_f32(vcvtq_f32_s32(acc), q.scale), q.lo_f), q.hi_f);
     return vreinterpretq_s32_f32(vaddq_f32(clamped, vdupq_n_f32(kRoundingAddend)));
-  } else if constexpr (kClampsIn16Bits<Mode, Plain>) {
+  } else if constexpr (kClampsIn16Bits<Mode>) {
     return scaled4(acc, q);
   } else {
     return requantize4(acc, q);
@@ -252,7 +252,7 @@ template <RoundingMode Mode, bool Plain>
 inline uint8x8_t epilogue_bytes8(int32x4_t a, int32x4_t b, const OutputLanes& out) {
   if constexpr (Mode == RoundingMode::fp32) {
     return vadd_u8(narrow8(a, b), vget_low_u8(out.zero_point_bytes));  // wraps to the u8 / s8 pattern
-  } else if constexpr (kClampsIn16Bits<Mode, Plain>) {
+  } else if constexpr (kClampsIn16Bits<Mode>) {
     return vreinterpret_u8_s8(vmovn_s16(finish8(a, b, out)));
   } else {
     return narrow8(a, b);
@@ -264,7 +264,7 @@ template <RoundingMode Mode, bool Plain>
 inline uint8x16_t epilogue_bytes16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d, const OutputLanes& out) {
   if constexpr (Mode == RoundingMode::fp32) {
     return vaddq_u8(narrow16(a, b, c, d), out.zero_point_bytes);
-  } else if constexpr (kClampsIn16Bits<Mode, Plain>) {
+  } else if constexpr (kClampsIn16Bits<Mode>) {
     return to_bytes16(a, b, c, d, out);
   } else {
     return narrow16(a, b, c, d);
