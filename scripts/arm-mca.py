@@ -486,20 +486,27 @@ def qtune_kernels(functions):
             core = f"{m.group(1)}{m.group(2) or ''}Core<{mr}, {nr}>"
             kernels.append(Kernel(f"{family} {mr}x{nr}", "qtune", "gemm", mr, nr, [insns] + parts.get(core, []),
                                   QTUNE_MODES, to_rows=to_rows))
-    # Depthwise (dwconv_neon.cc): every function of DwRowKernel<NeonDwOperations, C, W, signed> (the
-    # row walkers, the tile functions GCC kept out of line), dw_row<NeonDwOperations, C, W> (which
-    # holds both signs' walks where GCC inlined them: the k-loop is then told by its widening), and
-    # the general forms' epilogue of a whole tile, write_any_form<W, C / 4, false> (out of line).
-    dw = re.compile(r"DwRowKernel<qtune::detail::\(anonymous namespace\)::NeonDwOperations, (\d+), (\d+), (true|false)>")
-    dw_row = re.compile(r"dw_row<qtune::detail::\(anonymous namespace\)::NeonDwOperations, (\d+), (\d+)>")
+    # Depthwise (dwconv_neon.cc): a kernel of C channels x W pixels is its row walk,
+    # DwRowKernel<NeonDwOperations, C, W, signed>, dw_row<NeonDwOperations, C, W> (which holds both
+    # signs' walks where GCC inlined them: the k-loop is then told by its widening), the tiles of
+    # its own shape that its walk calls, DwTiles<NeonDwOperations, signed>::...<W, C / 4, ...> (the
+    # kernels of a sign share their tile functions: a narrower tile of a row's end belongs to the
+    # kernel of its own shape, a channel tail's single vector to none), and the general forms'
+    # epilogue of a whole tile, write_any_form<W, C / 4, false> (out of line).
+    ops = r"qtune::detail::\(anonymous namespace\)::NeonDwOperations"
+    dw = re.compile(rf"DwRowKernel<{ops}, (\d+), (\d+), (true|false)>")
+    dw_row = re.compile(rf"dw_row<{ops}, (\d+), (\d+)>")
+    tiles = re.compile(rf"DwTiles<{ops}, (true|false)>::\w+<(\d+), (\d+)")
     any_form = re.compile(r"NeonDwOperations::write_any_form<(\d+), (\d+), false>")
-    hot = re.compile(r"DwRowKernel<qtune::detail::\(anonymous namespace\)::NeonDwOperations, (\d+), (\d+), "
-                     r"(true|false)>::tile_rows<\d+, \d+, false, 1, true>")
-    groups, by_tile, hot_by_key = {}, {}, {}
+    hot = re.compile(rf"DwTiles<{ops}, (true|false)>::tile_rows<(\d+), (\d+), false, 1, true>")
+    groups, by_tile, by_shape, hot_by_key = {}, {}, {}, {}
     for name, insns in functions.items():
         m = hot.search(name)
         if m:
-            hot_by_key.setdefault((int(m.group(1)), int(m.group(2)), m.group(3)), []).append(insns)
+            hot_by_key.setdefault((4 * int(m.group(3)), int(m.group(2)), m.group(1)), []).append(insns)
+        m = tiles.search(name)
+        if m:
+            by_shape.setdefault((4 * int(m.group(3)), int(m.group(2)), m.group(1)), []).append(insns)
         keys = {(int(m.group(1)), int(m.group(2)), m.group(3)) for m in dw.finditer(name)}
         m = dw_row.search(name)
         if m:
@@ -509,8 +516,8 @@ def qtune_kernels(functions):
         m = any_form.search(name)
         if m:
             by_tile.setdefault((4 * int(m.group(2)), int(m.group(1))), []).append(insns)
-    for (channels, pixels, _), insns in groups.items():
-        insns += by_tile.get((channels, pixels), [])
+    for (channels, pixels, signed), insns in groups.items():
+        insns += by_shape.get((channels, pixels, signed), []) + by_tile.get((channels, pixels), [])
     for (channels, pixels, signed), insns in sorted(groups.items()):
         kind = "s8" if signed == "true" else "u8"
         kernels.append(Kernel(f"dw-neon {channels}c x {pixels}px {kind}", "qtune", "depthwise", pixels, channels,

@@ -104,11 +104,13 @@ inline const std::uint8_t* opaque_pointer(const std::uint8_t* p) {
   return p;
 }
 
-template <class T, int ChannelTile, int WidthTile, bool Signed>
-struct DwRowKernel {
+// The tiles of the row kernels: W output pixels x NV channel vectors, whatever the kernel's
+// channel and width tiles. They are members of a struct of their own (not of DwRowKernel) so that
+// the kernels of a family and sign share each tile function: as members of every (channel tile,
+// width tile) kernel, the same tiles were compiled over and over, about three times each.
+template <class T, bool Signed>
+struct DwTiles {
   static constexpr int kLanes = T::kLanes;
-  static_assert(ChannelTile % kLanes == 0, "the channel tile is a whole number of vectors");
-  static constexpr int kVectors = ChannelTile / kLanes;
   using Vec = typename T::Vec;
   using Operands = DwOperands<T>;
   using Input = typename Operands::Input;
@@ -336,15 +338,25 @@ struct DwRowKernel {
     if (rows_apply<W, NV, 2>(a)) return tile_rows<W, NV, Ragged, 2, Affine>(a, plan, ow0, c, last_lanes);
     tile<W, NV, Ragged, Affine>(a, plan, ow0, c, last_lanes);
   }
+};
+
+template <class T, int ChannelTile, int WidthTile, bool Signed>
+struct DwRowKernel {
+  static constexpr int kLanes = T::kLanes;
+  static_assert(ChannelTile % kLanes == 0, "the channel tile is a whole number of vectors");
+  static constexpr int kVectors = ChannelTile / kLanes;
+  using Tiles = DwTiles<T, Signed>;
 
   template <int W, bool Affine>
   static void columns(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
     std::size_t c = 0;
-    for (; c + ChannelTile <= a.channels; c += ChannelTile) step<W, kVectors, false, Affine>(a, plan, ow0, c, kLanes);
-    if constexpr (kVectors > 1) {
-      for (; c + kLanes <= a.channels; c += kLanes) step<W, 1, false, Affine>(a, plan, ow0, c, kLanes);
+    for (; c + ChannelTile <= a.channels; c += ChannelTile) {
+      Tiles::template step<W, kVectors, false, Affine>(a, plan, ow0, c, kLanes);
     }
-    if (c < a.channels) step<W, 1, true, Affine>(a, plan, ow0, c, a.channels - c);
+    if constexpr (kVectors > 1) {
+      for (; c + kLanes <= a.channels; c += kLanes) Tiles::template step<W, 1, false, Affine>(a, plan, ow0, c, kLanes);
+    }
+    if (c < a.channels) Tiles::template step<W, 1, true, Affine>(a, plan, ow0, c, a.channels - c);
   }
 
   static void run(const DwRowArgs& a) {

@@ -87,7 +87,7 @@ struct DwDot4RowKernel {
   // would mostly compute padding) 16 at a time in the general form.
   template <int W, bool Affine>
   static void blocks(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
-    using General = DwRowKernel<Avx512Vector, 16, WidthTile, Signed>;
+    using General = DwTiles<Avx512Vector, Signed>;
     std::size_t c = 0;
     for (; c + kDwDot4Block <= a.channels; c += kDwDot4Block) tile<W, Affine>(a, plan, ow0, c);
     for (; c + 16 <= a.channels; c += 16) General::template tile<W, 1, false, Affine>(a, plan, ow0, c, 16);

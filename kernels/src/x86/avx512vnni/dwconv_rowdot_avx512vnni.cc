@@ -123,7 +123,7 @@ struct DwRowDotKernel {
   // Whole 64-channel blocks in the rowdot form; the rest 16 at a time in the general form.
   template <int W, int S, bool Affine>
   static void blocks(const DwRowArgs& a, const RequantConstants& plan, std::size_t ow0) {
-    using General = DwRowKernel<Avx512Vector, 16, WidthTile, Signed>;
+    using General = DwTiles<Avx512Vector, Signed>;
     std::size_t c = 0;
     for (; c + kBlockBytes <= a.channels; c += kBlockBytes) tile<W, S, false, Affine>(a, plan, ow0, c);
     for (; c + 16 <= a.channels; c += 16) General::template step<W, 1, false, Affine>(a, plan, ow0, c, 16);
