@@ -145,8 +145,10 @@ std::vector<IsaRow> rows() {
     row.float_forms = FloatForms::directed_rounding;
     row.dwconv = dw_kernels_avx512vnni;
     row.dot_peak = gemm_dot_peak_avx512vnni;
-    row.a_row_sums = a_row_sums_avx512;
-    row.a_dense_row_sums = a_dense_row_sums_avx512;
+    row.a_row_sums = a_row_sums_avx512vnni;
+#if defined(QTUNE_HAVE_AVX512BW)
+    row.a_dense_row_sums = a_dense_row_sums_avx512;  // compiled with BW's flags; VNNI CPUs have BW
+#endif
     row.requantize = requantize_rows_avx512;
     row.separate_requantize = requantize_rows_avx512;
     row.separate_requantize_unroll = 2;
@@ -161,6 +163,10 @@ std::vector<IsaRow> rows() {
   {
     IsaRow& row = out.emplace_back(Isa::avxvnni);
     row.gemm = gemm_ukernels_avxvnni;
+#if defined(QTUNE_HAVE_AVX2)
+    row.a_row_sums = a_row_sums_avx2;  // AVX-VNNI CPUs have AVX2
+    row.a_dense_row_sums = a_dense_row_sums_avx2;
+#endif
     row.float_forms = FloatForms::round_to_nearest;
     row.dot_peak = gemm_dot_peak_avxvnni;
     row.separate_requantize = requantize_rows_avx2;  // AVX-VNNI CPUs have AVX2
@@ -175,6 +181,8 @@ std::vector<IsaRow> rows() {
     // by AVX2's packer (every AVX-512 BW CPU has AVX2) even where QTUNE_ISAS leaves avx2 out.
     IsaRow& row = out.emplace_back(Isa::avx512bw);
     row.gemm = gemm_ukernels_avx512bw;
+    row.a_row_sums = a_row_sums_avx512bw;
+    row.a_dense_row_sums = a_dense_row_sums_avx512;
     row.float_forms = FloatForms::directed_rounding;
     row.dwconv = dw_kernels_avx512bw;
     row.dot_peak = gemm_dot_peak_avx512bw;
@@ -197,6 +205,8 @@ std::vector<IsaRow> rows() {
     // only; depthwise layers run AVX-512 BW's kernels.
     IsaRow& row = out.emplace_back(Isa::avx512ubsw);
     row.gemm = gemm_ukernels_avx512ubsw;
+    row.a_row_sums = a_row_sums_avx512bw;
+    row.a_dense_row_sums = a_dense_row_sums_avx512;
     row.float_forms = FloatForms::directed_rounding;
     row.dot_peak = gemm_dot_peak_avx512ubsw;
     row.pack_a_panel = pack_a_panel_avx2;
@@ -212,6 +222,8 @@ std::vector<IsaRow> rows() {
   {
     IsaRow& row = out.emplace_back(Isa::avx2);
     row.gemm = gemm_ukernels_avx2;
+    row.a_row_sums = a_row_sums_avx2;
+    row.a_dense_row_sums = a_dense_row_sums_avx2;
     row.float_forms = FloatForms::round_to_nearest;
     row.dwconv = dw_kernels_avx2;
     row.dot_peak = gemm_dot_peak_avx2;
@@ -229,6 +241,8 @@ std::vector<IsaRow> rows() {
     // After AVX2 for the reason given at avx512ubsw.
     IsaRow& row = out.emplace_back(Isa::avx2ubsw);
     row.gemm = gemm_ukernels_avx2ubsw;
+    row.a_row_sums = a_row_sums_avx2;
+    row.a_dense_row_sums = a_dense_row_sums_avx2;
     row.float_forms = FloatForms::round_to_nearest;
     row.dot_peak = gemm_dot_peak_avx2ubsw;
     row.pack_a_panel = pack_a_panel_avx2;

@@ -53,8 +53,14 @@ bool pack_a_panel_avx2(const GemmUkernel& uk, DType a_type, const std::uint8_t* 
 using RowSumsFn = void (*)(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
                            std::int32_t* row_terms);
 inline constexpr std::size_t kRowSumsMaxBytes = std::size_t{1} << 24;
-void a_row_sums_avx512(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
-                       std::int32_t* row_terms);
+// AVX-512 (x86/avx512bw/row_sums_avx512.h): 16 rows at a time, with and without VNNI.
+void a_row_sums_avx512vnni(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count,
+                           std::size_t k_bytes, std::int32_t* row_terms);
+void a_row_sums_avx512bw(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                         std::int32_t* row_terms);
+// AVX2 (x86/avx2/row_sums_avx2.cc): 8 rows at a time.
+void a_row_sums_avx2(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                     std::int32_t* row_terms);
 
 // The row terms of `count` rows of A read in place, as accumulate_a_row_term below for each, by the
 // first usable vector kernel of the instruction-set table where there is one.
@@ -64,11 +70,14 @@ void accumulate_a_row_terms(PackedA format, std::uint8_t flip, const std::uint8_
 // A vector kernel of the row sums of rows stored back to back (IsaRow::a_dense_row_sums): as
 // RowSumsFn for the rows first + i * row_bytes, i < count, without a table of row pointers; returns
 // false (and does nothing) for a row length it has no kernel for. AVX-512's
-// (x86/avx512vnni/row_sums_avx512.cc) takes rows of 16 and 32 bytes, two to four per load.
+// (x86/avx512bw/row_sums_avx512.h) takes rows of 16 and 32 bytes, two to four per load.
 using DenseRowSumsFn = bool (*)(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
                                 std::int32_t* row_terms);
 bool a_dense_row_sums_avx512(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
                              std::int32_t* row_terms);
+// AVX2's (x86/avx2/row_sums_avx2.cc) takes rows of any length.
+bool a_dense_row_sums_avx2(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
+                           std::int32_t* row_terms);
 
 // accumulate_a_row_terms for rows stored back to back, by the first usable dense kernel of the
 // instruction-set table; false (nothing done) where there is none or it does not take rows of

@@ -7,8 +7,8 @@
 // kept free of everything else: it handles only groups whose bytes all exist, of row blocks whose
 // rows all exist; ragged rows (the last panel of M), the K tail and zero groups go a row at a time,
 // 8 groups per vector still (a first conv's K of 27 or 147 is mostly tail). Row sums, needed only
-// when some weight zero point is non-zero, are a separate psadbw pass over the (by then
-// cache-hot) rows.
+// when some weight zero point is non-zero, are a separate pass of the row-sum kernels over the (by
+// then cache-hot) rows of the panel.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -42,25 +42,6 @@ __m128i load_partial16(const std::uint8_t* row, std::size_t begin, std::size_t k
   return _mm_load_si128(reinterpret_cast<const __m128i*>(bytes));
 }
 
-// Sum over k < k_bytes of (row[k] ^ flip) as u8, psadbw over 32 bytes at a time and a last
-// partial run (load_partial16); bytes past k_bytes are never read.
-std::uint32_t flipped_byte_sum(const std::uint8_t* row, std::size_t k_bytes, std::uint8_t flip) {
-  const __m256i flips = _mm256_set1_epi8(static_cast<char>(flip));
-  const __m256i zero = _mm256_setzero_si256();
-  __m256i acc = zero;
-  std::size_t k = 0;
-  for (; k + 32 <= k_bytes; k += 32) {
-    const __m256i v = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + k)), flips);
-    acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
-  }
-  const __m128i flips16 = _mm256_castsi256_si128(flips), zero16 = _mm_setzero_si128();
-  __m128i acc16 = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-  for (; k < k_bytes; k += 16) {
-    acc16 = _mm_add_epi64(acc16, _mm_sad_epu8(load_partial16(row, k, k_bytes, flips16), zero16));
-  }
-  return static_cast<std::uint32_t>(_mm_cvtsi128_si64(acc16) + _mm_extract_epi64(acc16, 1));
-}
-
 // The activation bytes of one vector of 8 groups (u8 format: 32 bytes; s16: 16 bytes widened).
 template <PackedA Format>
 struct GroupLoader {
@@ -84,12 +65,14 @@ struct GroupLoader {
 
   // Sum of the packed values of a row (as the microkernel multiplies them). s8 activations
   // widened to s16 are summed flipped to u8 like the bytes of the u8 format: each adds 128 too many.
-  std::uint32_t row_sum(const std::uint8_t* row, std::size_t k_bytes) const {
+  // row_terms[r] -= the sum of row r's values as packed, r < count, by the row-sum kernels
+  // (gemm_pack.h), several rows at a time: s16 sums the bytes as they are widened.
+  void subtract_row_sums(const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                         std::int32_t* row_terms) const {
     if constexpr (Format == PackedA::u8) {
-      return flipped_byte_sum(row, k_bytes, flip_byte);
+      accumulate_a_row_terms(PackedA::u8, flip_byte, rows, count, k_bytes, row_terms);
     } else {
-      if (!a_signed) return flipped_byte_sum(row, k_bytes, 0);
-      return flipped_byte_sum(row, k_bytes, 0x80) - static_cast<std::uint32_t>(128 * k_bytes);
+      accumulate_a_row_terms(a_signed ? PackedA::s8 : PackedA::u8, 0, rows, count, k_bytes, row_terms);
     }
   }
 
@@ -189,11 +172,7 @@ void pack(const GroupLoader<Format>& loader, std::size_t mr, const std::uint8_t*
     loader.tail_groups(r < row_count ? rows[r] : nullptr, r < i ? vector_groups : 0, k_bytes, k_groups,
                        dst + r * kGroupBytes, group_stride);
   }
-  if (row_terms != nullptr) {
-    for (std::size_t r = 0; r < row_count; ++r) {
-      row_terms[r] = static_cast<std::int32_t>(static_cast<std::uint32_t>(row_terms[r]) - loader.row_sum(rows[r], k_bytes));
-    }
-  }
+  if (row_terms != nullptr) loader.subtract_row_sums(rows, row_count, k_bytes, row_terms);
 }
 
 }  // namespace

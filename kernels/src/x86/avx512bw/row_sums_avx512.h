@@ -4,20 +4,23 @@
 // Summed one row at a time (psadbw, then a horizontal add of its partial sums and a call per row)
 // the term cost about as much as a whole small-K GEMM (MobileNetV2's 112x112x32 -> 16 project with
 // and without a weight zero point: docs/measurements.md, "Row sums"). Here each row costs its
-// loads, one xor and one vpdpbusd (rows of more than 32 bytes) or psadbw (shorter rows) per load;
-// the horizontal adds are shared by 16 rows as a transpose-and-add tree of 37 to 45 instructions
-// that leaves row i's sum in lane i.
+// loads, one xor and one vpdpbusd (Vnni, rows of more than 32 bytes) or psadbw and an add (the
+// same rows without VNNI; shorter rows always) per load; the horizontal adds are shared by 16 rows
+// as a transpose-and-add tree of 37 to 45 instructions that leaves row i's sum in lane i.
+//
+// Header-only: included by the AVX-512 BW family (x86/avx512bw/row_sums_avx512bw.cc, Vnni false)
+// and the VNNI family (x86/avx512vnni/row_sums_avx512vnni.cc, Vnni true), each compiled with its
+// own flags.
+#pragma once
+
 #include "x86/avx512vnni/requant_avx512.h"  // first: <immintrin.h> inside GCC 12's warning workaround
 
 #include <cstddef>
 #include <cstdint>
 
-#include "gemm/gemm_pack.h"
+namespace qtune::detail::row_sums_avx512 {
 
-namespace qtune::detail {
-namespace {
-
-constexpr std::size_t kRows = 16;
+inline constexpr std::size_t kRows = 16;
 
 // How a row of k_bytes splits into loads, the same for every row: computed once. A tail of at
 // most 32 bytes takes a 256-bit load: on cores that split 512-bit operations in two (AMD Zen 4) a
@@ -34,20 +37,21 @@ struct RowChunks {
   }
 };
 
-// The 16 partial sums (one per dword) of sum over k < k_bytes of (row[k] ^ flip) as u8: vpdpbusd
-// against ones, one instruction per 64 bytes where psadbw and an add took two (a dword of a row
-// grows by at most 4 * 255 per chunk, below 2^32 for every k_bytes < 2^24). Bytes past the row
-// are never read (masked loads do not fault) and count as 0: the masked load leaves `flip` there,
-// which the xor clears. Whole >= 0 fixes chunks.whole at compile time (the rows of MobileNetV2's
-// and InceptionV3's 1x1 layers of 65 to 319 bytes are one to four chunks and a tail): unrolled,
-// a row is its loads and vpdpbusds and no loop (docs/measurements.md, "Row sums"). Two sums halve
-// the chain of dependent vpdpbusds of long rows.
-template <bool Flip, int Whole>
+// The 16 partial sums (one per dword) of sum over k < k_bytes of (row[k] ^ flip) as u8. With VNNI
+// vpdpbusd against ones, one instruction per 64 bytes; without, psadbw and an add, whose qword sums
+// leave the odd dwords 0 (a dword of a row grows by at most 8 * 255 per chunk, below 2^32 for every
+// k_bytes < 2^24). Bytes past the row are never read (masked loads do not fault) and count as 0:
+// the masked load leaves `flip` there, which the xor clears. Whole >= 0 fixes chunks.whole at
+// compile time (the rows of MobileNetV2's and InceptionV3's 1x1 layers of 65 to 319 bytes are one
+// to four chunks and a tail): unrolled, a row is its loads and sums and no loop
+// (docs/measurements.md, "Row sums"). Two sums halve the chain of dependent additions of long rows.
+template <bool Vnni, bool Flip, int Whole>
 __attribute__((always_inline)) inline __m512i row_partials(const std::uint8_t* row, const RowChunks& chunks,
                                                           __m512i flips) {
-  const __m512i ones = _mm512_set1_epi8(1);
   const auto add_chunk = [&](__m512i sums, __m512i v) {
-    return _mm512_dpbusd_epi32(sums, Flip ? _mm512_xor_si512(v, flips) : v, ones);
+    if constexpr (Flip) v = _mm512_xor_si512(v, flips);
+    if constexpr (Vnni) return _mm512_dpbusd_epi32(sums, v, _mm512_set1_epi8(1));
+    else return _mm512_add_epi32(sums, _mm512_sad_epu8(v, _mm512_setzero_si512()));
   };
   const std::size_t whole = Whole >= 0 ? static_cast<std::size_t>(Whole) : chunks.whole;
   __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
@@ -64,8 +68,10 @@ __attribute__((always_inline)) inline __m512i row_partials(const std::uint8_t* r
     const __m256i flips256 = _mm512_castsi512_si256(flips);
     __m256i tail = _mm256_mask_loadu_epi8(flips256, chunks.short_tail, row);
     if constexpr (Flip) tail = _mm256_xor_si256(tail, flips256);
-    odd = _mm512_add_epi32(odd, _mm512_zextsi256_si512(
-                                    _mm256_dpbusd_epi32(_mm256_setzero_si256(), tail, _mm512_castsi512_si256(ones))));
+    __m256i sums;
+    if constexpr (Vnni) sums = _mm256_dpbusd_epi32(_mm256_setzero_si256(), tail, _mm256_set1_epi8(1));
+    else sums = _mm256_sad_epu8(tail, _mm256_setzero_si256());
+    odd = _mm512_add_epi32(odd, _mm512_zextsi256_si512(sums));
   } else if (chunks.tail != 0) {
     odd = add_chunk(odd, _mm512_mask_loadu_epi8(flips, chunks.tail, row));
   }
@@ -74,12 +80,12 @@ __attribute__((always_inline)) inline __m512i row_partials(const std::uint8_t* r
 
 // Rows a and b of 16 dword partials each, as 8 per row: 128-bit lane L holds a's, b's, a's, b's
 // partials (2L, 2L + 1) summed over the lane's halves.
-__m512i pair_dwords(__m512i a, __m512i b) {
+inline __m512i pair_dwords(__m512i a, __m512i b) {
   return _mm512_add_epi32(_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
 }
 
 // a's 128-bit lanes (0, 2), b's (0, 2) plus a's (1, 3), b's (1, 3): halves the lanes per row.
-__m512i fold_lanes(__m512i a, __m512i b) {
+inline __m512i fold_lanes(__m512i a, __m512i b) {
   return _mm512_add_epi32(_mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
                           _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
 }
@@ -102,26 +108,26 @@ __attribute__((always_inline)) inline __m512i sum_pairs(const __m512i (&pairs)[k
 // that split 512-bit operations in two (AMD Zen 4) the 512-bit form cost twice as much per row for
 // the half of each vector these rows leave empty.
 
-constexpr std::size_t kShortRowBytes = 32;
+inline constexpr std::size_t kShortRowBytes = 32;
 
 // Rows 2j and 2j + 1 of 16 (4 qword partials each, every partial < 2^11) in one vector: dword 2q
 // holds row 2j's partial q, dword 2q + 1 row 2j + 1's.
-__m256i pair_short(__m256i a, __m256i b) { return _mm256_or_si256(a, _mm256_slli_epi64(b, 32)); }
+inline __m256i pair_short(__m256i a, __m256i b) { return _mm256_or_si256(a, _mm256_slli_epi64(b, 32)); }
 
 // Four rows' pairs p, q (rows r..r+1, r+2..r+3) as the dwords [r, r+1, r+2, r+3] of each 128-bit
 // lane, lane L summed over partials 2L and 2L + 1.
-__m256i quad_short(__m256i p, __m256i q) {
+inline __m256i quad_short(__m256i p, __m256i q) {
   return _mm256_add_epi32(_mm256_unpacklo_epi64(p, q), _mm256_unpackhi_epi64(p, q));
 }
 
 // Eight rows' full sums in order from two quads (rows 0-3 and 4-7): the lanes of each added.
-__m256i octet_short(__m256i a, __m256i b) {
+inline __m256i octet_short(__m256i a, __m256i b) {
   return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
 }
 
 template <bool Flip>
-void row_sums_short(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
-                    std::int32_t* row_terms) {
+inline void row_sums_short(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                           std::int32_t* row_terms) {
   const __m256i flips = _mm256_set1_epi8(static_cast<char>(flip));
   const __mmask32 bytes = RowChunks(k_bytes).short_tail;  // k_bytes <= 32: no whole chunk
   // Bytes past the row are never read and count as 0 (the masked load leaves `flip` there, which
@@ -154,9 +160,9 @@ void row_sums_short(std::uint8_t flip, const std::uint8_t* const* rows, std::siz
 // they are summed: an array of 16 partials indexed in a loop was kept on the stack, and with the
 // loop over a row's chunks a row cost markedly more (docs/measurements.md, "Row sums"). The rows
 // past `count` in the last block repeat its first row, whose lanes are not stored.
-template <bool Flip, int Whole>
-void row_sums_long(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, const RowChunks& chunks,
-                   std::int32_t* row_terms) {
+template <bool Vnni, bool Flip, int Whole>
+inline void row_sums_long(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count,
+                          const RowChunks& chunks, std::int32_t* row_terms) {
   const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
   for (std::size_t r0 = 0; r0 < count; r0 += kRows) {
     const std::size_t n = count - r0 < kRows ? count - r0 : kRows;
@@ -164,8 +170,8 @@ void row_sums_long(std::uint8_t flip, const std::uint8_t* const* rows, std::size
     __m512i pairs[kRows / 2];
 #pragma GCC unroll 8
     for (std::size_t j = 0; j < kRows / 2; ++j) {
-      pairs[j] = pair_dwords(row_partials<Flip, Whole>(row(2 * j), chunks, flips),
-                             row_partials<Flip, Whole>(row(2 * j + 1), chunks, flips));
+      pairs[j] = pair_dwords(row_partials<Vnni, Flip, Whole>(row(2 * j), chunks, flips),
+                             row_partials<Vnni, Flip, Whole>(row(2 * j + 1), chunks, flips));
     }
     const __mmask16 mask = avx512::lane_mask(n);
     const __m512i terms = _mm512_maskz_loadu_epi32(mask, row_terms + r0);
@@ -173,18 +179,18 @@ void row_sums_long(std::uint8_t flip, const std::uint8_t* const* rows, std::size
   }
 }
 
-template <bool Flip>
-void row_sums(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
-              std::int32_t* row_terms) {
+template <bool Vnni, bool Flip>
+inline void row_sums(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+                     std::int32_t* row_terms) {
   if (k_bytes <= kShortRowBytes) return row_sums_short<Flip>(flip, rows, count, k_bytes, row_terms);
   const RowChunks chunks(k_bytes);
   switch (chunks.whole) {
-    case 0: return row_sums_long<Flip, 0>(flip, rows, count, chunks, row_terms);
-    case 1: return row_sums_long<Flip, 1>(flip, rows, count, chunks, row_terms);
-    case 2: return row_sums_long<Flip, 2>(flip, rows, count, chunks, row_terms);
-    case 3: return row_sums_long<Flip, 3>(flip, rows, count, chunks, row_terms);
-    case 4: return row_sums_long<Flip, 4>(flip, rows, count, chunks, row_terms);
-    default: return row_sums_long<Flip, -1>(flip, rows, count, chunks, row_terms);
+    case 0: return row_sums_long<Vnni, Flip, 0>(flip, rows, count, chunks, row_terms);
+    case 1: return row_sums_long<Vnni, Flip, 1>(flip, rows, count, chunks, row_terms);
+    case 2: return row_sums_long<Vnni, Flip, 2>(flip, rows, count, chunks, row_terms);
+    case 3: return row_sums_long<Vnni, Flip, 3>(flip, rows, count, chunks, row_terms);
+    case 4: return row_sums_long<Vnni, Flip, 4>(flip, rows, count, chunks, row_terms);
+    default: return row_sums_long<Vnni, Flip, -1>(flip, rows, count, chunks, row_terms);
   }
 }
 
@@ -197,12 +203,12 @@ void row_sums(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t co
 
 // Dwords 2q of even_sads, 2q + 1 of odd_sads' dword 2q: both loads' qword sums in one vector
 // (their high dwords are 0).
-__m512i merge_sads(__m512i even_sads, __m512i odd_sads) {
+inline __m512i merge_sads(__m512i even_sads, __m512i odd_sads) {
   return _mm512_mask_shuffle_epi32(even_sads, 0xAAAA, odd_sads, _MM_PERM_CDAB);
 }
 
 // Dwords 0 + 2 and 1 + 3 of each 128-bit lane of a, then of b: [a0 + a2, a1 + a3, b0 + b2, b1 + b3].
-__m512i add_dword_pairs(__m512i a, __m512i b) {
+inline __m512i add_dword_pairs(__m512i a, __m512i b) {
   return _mm512_add_epi32(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
 }
 
@@ -247,7 +253,7 @@ __attribute__((always_inline)) inline __m512i dense_block_sums(const std::uint8_
 }
 
 template <bool Flip, std::size_t RowBytes>
-void dense_row_sums(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::int32_t* row_terms) {
+inline void dense_row_sums(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::int32_t* row_terms) {
   const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
   std::size_t r0 = 0;
   for (; r0 + kRows <= count; r0 += kRows) {
@@ -264,8 +270,8 @@ void dense_row_sums(std::uint8_t flip, const std::uint8_t* first, std::size_t co
 }
 
 template <bool Flip>
-bool dense_row_sums(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
-                    std::int32_t* row_terms) {
+inline bool dense_row_sums(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
+                           std::int32_t* row_terms) {
   if (row_bytes == 16) {
     dense_row_sums<Flip, 16>(flip, first, count, row_terms);
   } else if (row_bytes == 32) {
@@ -276,18 +282,18 @@ bool dense_row_sums(std::uint8_t flip, const std::uint8_t* first, std::size_t co
   return true;
 }
 
-}  // namespace
+// The exported kernels' bodies (RowSumsFn, DenseRowSumsFn in gemm/gemm_pack.h).
+template <bool Vnni>
+void sum_rows(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
+              std::int32_t* row_terms) {
+  if (flip == 0) return row_sums<Vnni, false>(flip, rows, count, k_bytes, row_terms);
+  row_sums<Vnni, true>(flip, rows, count, k_bytes, row_terms);
+}
 
-bool a_dense_row_sums_avx512(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
-                             std::int32_t* row_terms) {
+inline bool sum_dense_rows(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
+                           std::int32_t* row_terms) {
   if (flip == 0) return dense_row_sums<false>(flip, first, count, row_bytes, row_terms);
   return dense_row_sums<true>(flip, first, count, row_bytes, row_terms);
 }
 
-void a_row_sums_avx512(std::uint8_t flip, const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
-                       std::int32_t* row_terms) {
-  if (flip == 0) return row_sums<false>(flip, rows, count, k_bytes, row_terms);
-  row_sums<true>(flip, rows, count, k_bytes, row_terms);
-}
-
-}  // namespace qtune::detail
+}  // namespace qtune::detail::row_sums_avx512
