@@ -5,8 +5,9 @@
 //
 // Packing is on the critical path (every call packs all of A once), so the transposing loop is
 // kept free of everything else: it handles only groups whose bytes all exist, of row blocks whose
-// rows all exist; ragged rows (the last panel of M), the K tail and zero groups go a row at a time,
-// 8 groups per vector still (a first conv's K of 27 or 147 is mostly tail). Row sums, needed only
+// rows all exist. The K tail and zero groups of those blocks go through the same transposes from
+// partial loads (a first conv's K of 27 or 147 is mostly tail, MobileNetV2's K of 24 a third);
+// ragged panels (the last of M) go a row at a time, 8 groups per vector still. Row sums, needed only
 // when some weight zero point is non-zero, are a separate pass of the row-sum kernels over the (by
 // then cache-hot) rows of the panel.
 #include <immintrin.h>
@@ -63,8 +64,6 @@ struct GroupLoader {
     }
   }
 
-  // Sum of the packed values of a row (as the microkernel multiplies them). s8 activations
-  // widened to s16 are summed flipped to u8 like the bytes of the u8 format: each adds 128 too many.
   // row_terms[r] -= the sum of row r's values as packed, r < count, by the row-sum kernels
   // (gemm_pack.h), several rows at a time: s16 sums the bytes as they are widened.
   void subtract_row_sums(const std::uint8_t* const* rows, std::size_t count, std::size_t k_bytes,
@@ -76,44 +75,49 @@ struct GroupLoader {
     }
   }
 
-  // Groups [first, k_groups) of one row (null: a row past the panel's, all zero), 8 at a time
-  // (bytes past k_bytes read as 0, load_partial16), one 4-byte store per group.
-  void tail_groups(const std::uint8_t* row, std::size_t first, std::size_t k_bytes, std::size_t k_groups,
-                   std::uint8_t* out, std::size_t group_stride) const {
-    for (std::size_t g = first; g < k_groups; g += 8) {
-      const std::size_t begin = g * kSourceBytesPerGroup;
-      __m256i groups_v = _mm256_setzero_si256();
-      if (row != nullptr) {
-        const __m128i flips = _mm256_castsi256_si128(flip);
-        if constexpr (Format == PackedA::u8) {
-          groups_v = _mm256_set_m128i(load_partial16(row, begin + 16, k_bytes, flips),
-                                      load_partial16(row, begin, k_bytes, flips));
-          // Bytes past k_bytes are 0 and the order leaves them where they are.
-          if (k_order != nullptr) {
-            groups_v = _mm256_shuffle_epi8(groups_v,
-                                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k_order + begin)));
-          }
-        } else {
-          const __m128i bytes = load_partial16(row, begin, k_bytes, flips);
-          groups_v = a_signed ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
-        }
-      }
+  // Groups [g, g + 8) of a row whose bytes may end inside them (bytes past k_bytes read as 0,
+  // load_partial16; groups past the row all 0); never reads past the row.
+  __m256i load8_partial(const std::uint8_t* row, std::size_t g, std::size_t k_bytes) const {
+    const std::size_t begin = g * kSourceBytesPerGroup;
+    const __m128i flips = _mm256_castsi256_si128(flip);
+    if constexpr (Format == PackedA::u8) {
+      const __m256i bytes =
+          _mm256_set_m128i(load_partial16(row, begin + 16, k_bytes, flips), load_partial16(row, begin, k_bytes, flips));
+      // Bytes past k_bytes are 0 and the order leaves them where they are.
+      if (k_order == nullptr) return bytes;
+      return _mm256_shuffle_epi8(bytes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k_order + begin)));
+    } else {
+      const __m128i bytes = load_partial16(row, begin, k_bytes, flips);
+      return a_signed ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
+    }
+  }
+
+  // All k_groups groups of one row (null: a row past the panel's, all zero), 8 at a time, one
+  // 4-byte store per group.
+  void row_groups(const std::uint8_t* row, std::size_t k_bytes, std::size_t k_groups, std::uint8_t* out,
+                  std::size_t group_stride) const {
+    for (std::size_t g = 0; g < k_groups; g += 8) {
       alignas(32) std::uint32_t groups[8];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(groups), groups_v);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(groups),
+                         row != nullptr ? load8_partial(row, g, k_bytes) : _mm256_setzero_si256());
       const std::size_t count = std::min<std::size_t>(8, k_groups - g);
       for (std::size_t j = 0; j < count; ++j) std::memcpy(out + (g + j) * group_stride, &groups[j], kGroupBytes);
     }
   }
 };
 
-// Groups [g, g + 8) of 4 rows: a 4 x 8 transpose of 4-byte elements into 8 runs of 16 bytes.
+// Groups [g, g + 8) of 4 rows: a 4 x 8 transpose of 4-byte elements into 8 runs of 16 bytes, of
+// which the first `groups` are stored (the panel ends after them).
 __attribute__((always_inline)) inline void transpose_store_4x8(std::uint8_t* out, std::size_t group_stride, __m256i r0,
-                                                                __m256i r1, __m256i r2, __m256i r3) {
+                                                                __m256i r1, __m256i r2, __m256i r3,
+                                                                std::size_t groups = 8) {
   const __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
   const __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
   const __m256i g04 = _mm256_unpacklo_epi64(t0, t2), g15 = _mm256_unpackhi_epi64(t0, t2);
   const __m256i g26 = _mm256_unpacklo_epi64(t1, t3), g37 = _mm256_unpackhi_epi64(t1, t3);
-  auto put = [&](std::size_t g, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out + g * group_stride), v); };
+  auto put = [&](std::size_t g, __m128i v) {
+    if (g < groups) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + g * group_stride), v);
+  };
   put(0, _mm256_castsi256_si128(g04));
   put(1, _mm256_castsi256_si128(g15));
   put(2, _mm256_castsi256_si128(g26));
@@ -126,10 +130,12 @@ __attribute__((always_inline)) inline void transpose_store_4x8(std::uint8_t* out
 
 // The same for 2 rows: 8 runs of 8 bytes.
 __attribute__((always_inline)) inline void transpose_store_2x8(std::uint8_t* out, std::size_t group_stride, __m256i r0,
-                                                                __m256i r1) {
+                                                                __m256i r1, std::size_t groups = 8) {
   const __m256i t0 = _mm256_unpacklo_epi32(r0, r1);  // groups 0 1 | 4 5
   const __m256i t1 = _mm256_unpackhi_epi32(r0, r1);  // groups 2 3 | 6 7
-  auto put = [&](std::size_t g, __m128i v) { _mm_storel_epi64(reinterpret_cast<__m128i*>(out + g * group_stride), v); };
+  auto put = [&](std::size_t g, __m128i v) {
+    if (g < groups) _mm_storel_epi64(reinterpret_cast<__m128i*>(out + g * group_stride), v);
+  };
   const __m128i lo0 = _mm256_castsi256_si128(t0), hi0 = _mm256_extracti128_si256(t0, 1);
   const __m128i lo1 = _mm256_castsi256_si128(t1), hi1 = _mm256_extracti128_si256(t1, 1);
   put(0, lo0);
@@ -146,31 +152,43 @@ template <PackedA Format>
 void pack(const GroupLoader<Format>& loader, std::size_t mr, const std::uint8_t* const* rows, std::size_t row_count,
           std::size_t k_bytes, std::size_t k_groups, std::uint8_t* dst, std::int32_t* row_terms) {
   const std::size_t group_stride = mr * kGroupBytes;
-  // Groups whose source bytes all exist: the vector loop's range, in steps of 8.
+  // Whole row blocks go through the transposes: the groups whose source bytes all exist in steps
+  // of 8, then the rest (a ragged K tail, zero padding groups) as partial loads, of which only the
+  // panel's groups are stored. A ragged panel (rows missing) goes a row at a time.
+  const bool whole_block = row_count == mr;
   const std::size_t whole = k_bytes / GroupLoader<Format>::kSourceBytesPerGroup;
-  const std::size_t vector_groups = row_count == mr ? whole / 8 * 8 : 0;
+  const std::size_t vector_groups = whole_block ? std::min(whole / 8 * 8, k_groups / 8 * 8) : 0;
 
   std::size_t i = 0;
-  for (; i + 4 <= mr && vector_groups != 0; i += 4) {
+  for (; i + 4 <= mr && whole_block; i += 4) {
     const std::uint8_t *p0 = rows[i], *p1 = rows[i + 1], *p2 = rows[i + 2], *p3 = rows[i + 3];
     std::uint8_t* out = dst + i * kGroupBytes;
-    for (std::size_t g = 0; g < vector_groups; g += 8) {
+    std::size_t g = 0;
+    for (; g < vector_groups; g += 8) {
       transpose_store_4x8(out + g * group_stride, group_stride, loader.load8(p0, g), loader.load8(p1, g),
                           loader.load8(p2, g), loader.load8(p3, g));
     }
-  }
-  for (; i + 2 <= mr && vector_groups != 0; i += 2) {
-    const std::uint8_t *p0 = rows[i], *p1 = rows[i + 1];
-    std::uint8_t* out = dst + i * kGroupBytes;
-    for (std::size_t g = 0; g < vector_groups; g += 8) {
-      transpose_store_2x8(out + g * group_stride, group_stride, loader.load8(p0, g), loader.load8(p1, g));
+    for (; g < k_groups; g += 8) {
+      transpose_store_4x8(out + g * group_stride, group_stride, loader.load8_partial(p0, g, k_bytes),
+                          loader.load8_partial(p1, g, k_bytes), loader.load8_partial(p2, g, k_bytes),
+                          loader.load8_partial(p3, g, k_bytes), std::min<std::size_t>(8, k_groups - g));
     }
   }
-  // The rows the vector loops did not cover (all of them when some row is missing), and every
-  // row's groups past the vector range (ragged K tail, zero padding groups).
-  for (std::size_t r = 0; r < mr; ++r) {
-    loader.tail_groups(r < row_count ? rows[r] : nullptr, r < i ? vector_groups : 0, k_bytes, k_groups,
-                       dst + r * kGroupBytes, group_stride);
+  for (; i + 2 <= mr && whole_block; i += 2) {
+    const std::uint8_t *p0 = rows[i], *p1 = rows[i + 1];
+    std::uint8_t* out = dst + i * kGroupBytes;
+    std::size_t g = 0;
+    for (; g < vector_groups; g += 8) {
+      transpose_store_2x8(out + g * group_stride, group_stride, loader.load8(p0, g), loader.load8(p1, g));
+    }
+    for (; g < k_groups; g += 8) {
+      transpose_store_2x8(out + g * group_stride, group_stride, loader.load8_partial(p0, g, k_bytes),
+                          loader.load8_partial(p1, g, k_bytes), std::min<std::size_t>(8, k_groups - g));
+    }
+  }
+  // The rows the blocks did not cover (all of them in a ragged panel).
+  for (std::size_t r = i; r < mr; ++r) {
+    loader.row_groups(r < row_count ? rows[r] : nullptr, k_bytes, k_groups, dst + r * kGroupBytes, group_stride);
   }
   if (row_terms != nullptr) loader.subtract_row_sums(rows, row_count, k_bytes, row_terms);
 }
