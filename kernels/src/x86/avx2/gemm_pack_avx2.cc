@@ -6,10 +6,10 @@
 // Packing is on the critical path (every call packs all of A once), so the transposing loop is
 // kept free of everything else: it handles only groups whose bytes all exist, of row blocks whose
 // rows all exist. The K tail and zero groups of those blocks go through the same transposes from
-// partial loads (a first conv's K of 27 or 147 is mostly tail, MobileNetV2's K of 24 a third);
-// ragged panels (the last of M) go a row at a time, 8 groups per vector still. Row sums, needed only
-// when some weight zero point is non-zero, are a separate pass of the row-sum kernels over the (by
-// then cache-hot) rows of the panel.
+// partial loads (a first conv's K of 27 or 147 is mostly tail, MobileNetV2's K of 24 a third:
+// docs/measurements.md, "A packing"); ragged panels (the last of M) go a row at a time, 8 groups
+// per vector still. Row sums, needed only when some weight zero point is non-zero, are a separate
+// pass of the row-sum kernels over the (by then cache-hot) rows of the panel.
 #include <immintrin.h>
 
 #include <algorithm>

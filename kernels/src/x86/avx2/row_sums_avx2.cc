@@ -2,7 +2,8 @@
 // terms): the AVX2 form of x86/avx512bw/row_sums_avx512.h, for the CPUs without AVX-512 and for
 // A panels packed by AVX2. Each row costs its loads, one xor and one psadbw and an add per 32
 // bytes; the horizontal adds are shared by 8 rows as a tree of 12 instructions that leaves row i's
-// sum in lane i, where a row summed alone took a reduction of its own and a call.
+// sum in lane i, where a row summed alone took a reduction of its own and a call
+// (docs/measurements.md, "Row sums").
 //
 // AVX2 has no byte-masked load, and bytes past a row must not be read (the last row of A can end
 // at a page boundary): a row's tail is the 32 bytes ending at the row's end with the bytes already
