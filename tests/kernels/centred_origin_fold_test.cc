@@ -17,8 +17,22 @@
 #include "quant/fp32_equivalent.h"
 #include "quant/requant_plan.h"
 
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
 namespace qtune::detail {
 namespace {
+
+// The floating-point control state a kernel must leave as it found it (AVX2's centred epilogue
+// sets MXCSR's rounding for each tile: requant_avx2.h, RoundDownScope).
+unsigned float_control() {
+#if defined(__x86_64__)
+  return _mm_getcsr();
+#else
+  return 0;
+#endif
+}
 
 // A fused ReLU's tflite requantization ([0, 255], zero point 0) whose only float form is centred.
 RequantParams relu_with_centred_form_only() {
@@ -85,7 +99,9 @@ TEST(CentredOriginFold, GemmAccumulatorsWhereFoldingWouldWrapMatchTheReference) 
         if (!gemm_check_config(p, config).empty()) continue;  // A read in place: not every tile
         const GemmOp op = GemmOp::prepare(p, config, b.data(), static_cast<std::size_t>(p.n), bias.data());
         std::vector<std::uint8_t> c(expected.size());
+        const unsigned control = float_control();
         op.run(a.data(), static_cast<std::size_t>(p.k), c.data(), static_cast<std::size_t>(p.n));
+        EXPECT_EQ(float_control(), control) << uk.name << " left the floating-point control state changed";
         EXPECT_EQ(c, expected) << uk.name << (pack_a ? ", packed A" : ", A in place")
                                << (near_int32_min ? ", biases near INT32_MIN" : ", small biases");
       }
@@ -128,7 +144,9 @@ TEST(CentredOriginFold, DepthwiseAccumulatorsWhereFoldingWouldWrapMatchTheRefere
       config.dw_width_tile = kernel.width_tile;
       const Conv2dOp op = Conv2dOp::prepare(p, config, weights.data(), bias.data());
       std::vector<std::uint8_t> out(expected.size());
+      const unsigned control = float_control();
       op.run(input.data(), out.data());
+      EXPECT_EQ(float_control(), control) << to_string(kernel.isa) << " left the floating-point control state changed";
       EXPECT_EQ(out, expected) << to_string(kernel.isa) << " " << kernel.channel_tile << "x" << kernel.width_tile
                                << " " << to_string(kernel.form) << (near_int32_min ? ", biases near INT32_MIN" : ", small biases");
     }

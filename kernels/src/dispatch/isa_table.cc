@@ -167,7 +167,7 @@ std::vector<IsaRow> rows() {
     row.a_row_sums = a_row_sums_avx2;  // AVX-VNNI CPUs have AVX2
     row.a_dense_row_sums = a_dense_row_sums_avx2;
 #endif
-    row.float_forms = FloatForms::round_to_nearest;
+    row.float_forms = FloatForms::centred_when_folded;
     row.dot_peak = gemm_dot_peak_avxvnni;
     row.separate_requantize = requantize_rows_avx2;  // AVX-VNNI CPUs have AVX2
     row.separate_requantize_unroll = 2;
@@ -224,7 +224,7 @@ std::vector<IsaRow> rows() {
     row.gemm = gemm_ukernels_avx2;
     row.a_row_sums = a_row_sums_avx2;
     row.a_dense_row_sums = a_dense_row_sums_avx2;
-    row.float_forms = FloatForms::round_to_nearest;
+    row.float_forms = FloatForms::centred_when_folded;
     row.dwconv = dw_kernels_avx2;
     row.dot_peak = gemm_dot_peak_avx2;
     row.pack_a_panel = pack_a_panel_avx2;
@@ -243,7 +243,7 @@ std::vector<IsaRow> rows() {
     row.gemm = gemm_ukernels_avx2ubsw;
     row.a_row_sums = a_row_sums_avx2;
     row.a_dense_row_sums = a_dense_row_sums_avx2;
-    row.float_forms = FloatForms::round_to_nearest;
+    row.float_forms = FloatForms::centred_when_folded;
     row.dot_peak = gemm_dot_peak_avx2ubsw;
     row.pack_a_panel = pack_a_panel_avx2;
     row.separate_requantize = requantize_rows_avx2;

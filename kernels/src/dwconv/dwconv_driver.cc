@@ -85,8 +85,10 @@ DepthwiseConv::DepthwiseConv(const Conv2dProblem& problem, const Conv2dConfig& c
   bool fold_origin = false;
   if (problem.out_type != DType::s32) {
     const RequantParams requant = in_lane_order(problem.requant, form);
-    plan_ = RequantPlan::make(requant, float_forms(kernel_->isa));
-    if (plan_.mode == kFp32Centred && fuse_requant_ && kernel_->folds_centred_origin) {
+    const bool folds = fuse_requant_ && kernel_->folds_centred_origin;
+    const FloatForms forms = float_forms(kernel_->isa);
+    plan_ = RequantPlan::make(requant, folds ? forms : unfolded_forms(forms));
+    if (plan_.mode == kFp32Centred && folds) {
       const double a_span = max_abs_offset(problem.a_type, problem.a_zero_point);
       double w_span = 0, bias_max = 0;
       for (const std::int32_t w : w_prime) w_span = std::max(w_span, std::abs(static_cast<double>(w)));

@@ -293,6 +293,9 @@ struct DwTiles {
   QTUNE_FORCE_INLINE static void write_requantized(const DwRowArgs& a, const RequantConstants& plan,
                                                    const Vec (&acc)[W][NV], std::size_t ow0, std::size_t c0,
                                                    std::size_t last_lanes) {
+    // The family's epilogue scope (vector_ops.h) around the requantization and the stores: GCC
+    // keeps computations before the stores that use them, not before a change of MXCSR.
+    [[maybe_unused]] const epilogue_scope_t<T, Mode> scope;
     Vec q[W][NV];
     for (int v = 0; v < NV; ++v) {
       if constexpr (U8Full || HasRequantLanes<T, Mode>) {

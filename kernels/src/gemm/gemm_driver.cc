@@ -303,8 +303,9 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
                                                           : UkernelOutput::s8;
   if (problem.out_type != DType::s32) {
     const FloatForms forms = float_forms(config.isa);
-    s.plan = RequantPlan::make(problem.requant, forms);
-    if (s.plan->mode == kFp32Centred && !separate && s.uk->folds_centred_origin) {
+    const bool folds = !separate && s.uk->folds_centred_origin;
+    s.plan = RequantPlan::make(problem.requant, folds ? forms : unfolded_forms(forms));
+    if (s.plan->mode == kFp32Centred && folds) {
       s.fold_centred_origin = centred_origin_foldable(*s.plan, max_abs_accumulator(problem, bias));
       // Where folding is not exact, no centred form: the microkernel has no other.
       if (!s.fold_centred_origin) s.plan = RequantPlan::make(problem.requant, FloatForms::round_to_nearest);
@@ -314,7 +315,8 @@ GemmEngine::GemmEngine(const GemmProblem& problem, const GemmConfig& config, con
       for (std::size_t t = 0; t < s.tasks_n; ++t) {
         const std::size_t first = t * s.nc;
         s.block_plans.push_back(
-            RequantPlan::make(slice_channels(problem.requant, first, std::min(s.nc, s.n - first)), forms));
+            RequantPlan::make(slice_channels(problem.requant, first, std::min(s.nc, s.n - first)),
+                              unfolded_forms(forms)));
       }
     }
   }

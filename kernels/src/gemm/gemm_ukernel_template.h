@@ -506,6 +506,9 @@ struct GemmTileKernel {
   // Always inlined, like every part of the vector families' epilogue (see kInlineEpilogue).
   template <RoundingMode Mode, class Out, bool U8Full>
   QTUNE_EPILOGUE_INLINE static void write_requantized(const Tile& t, const GemmUkernelArgs& args) {
+    // The family's epilogue scope (vector_ops.h) around the requantization and the stores: GCC
+    // keeps computations before the stores that use them, not before a change of MXCSR.
+    [[maybe_unused]] const epilogue_scope_t<T, Mode> scope;
     const RequantConstants plan = *args.plan;  // a local copy: see RequantConstants
     auto* c = static_cast<Out*>(args.c);
     if (args.rows == MR && args.cols == NR) {

@@ -110,7 +110,8 @@ void RequantPlan::use_fp32_equivalent(const RequantParams& p, FloatForms admitte
     }
     return true;
   };
-  const bool centred_too = admitted == FloatForms::directed_rounding;
+  const bool centred_too =
+      admitted == FloatForms::directed_rounding || admitted == FloatForms::centred_when_folded;
   if (!find_all(Centring::uncentred) && !(centred_too && find_all(Centring::centred))) return;
   bool any_offset = false;
   for (const Fp32Form& form : forms) any_offset = any_offset || form.offset != 0.0f;

@@ -194,8 +194,17 @@ inline bool u8_full_range_epilogue(const RequantConstants& plan, RoundingMode mo
 // (RequantPlan::make, quant/fp32_equivalent.h): none (Arm, whose sqrdmulh + srshl are as short
 // as the float path, and the scalar kernels), those that round to nearest (fp32, kFp32Offset: the
 // x86 families), or kFp32Centred as well, which needs each instruction's own rounding direction
-// (AVX-512's embedded rounding; elsewhere MXCSR would have to change around every epilogue).
-enum class FloatForms { none, round_to_nearest, directed_rounding };
+// (AVX-512's embedded rounding), or kFp32Centred only in the fused epilogues that fold its origin
+// X0 (centred_origin_foldable): AVX2 rounds down only through MXCSR, which such an epilogue sets
+// for a whole tile (avx2::RoundDownScope), and the folded form converts acc - X0 exactly where the
+// result is not clamped, so no step of it depends on the rounding of a conversion or subtraction.
+enum class FloatForms { none, round_to_nearest, directed_rounding, centred_when_folded };
+
+// The forms a plan may take where the kernel does not fold a centred plan's origin (the separate
+// requantization, kernels without a fused folding epilogue).
+inline FloatForms unfolded_forms(FloatForms forms) {
+  return forms == FloatForms::centred_when_folded ? FloatForms::round_to_nearest : forms;
+}
 
 struct RequantPlan {
   // Padding of every per-channel array: a vector load of kMaxLanes values starting at any

@@ -52,7 +52,9 @@ void requantize(const RequantizeConfig& config, const RequantParams& params, DTy
                 void* out, std::size_t out_stride) {
   if (const std::string problem = params.check(out_type); !problem.empty())
     throw std::invalid_argument("requantize: " + problem);
-  const detail::RequantPlan plan = detail::RequantPlan::make(params, detail::float_forms(config.isa));
+  // The separate pass folds no centred origin.
+  const detail::FloatForms forms = detail::unfolded_forms(detail::float_forms(config.isa));
+  const detail::RequantPlan plan = detail::RequantPlan::make(params, forms);
   detail::requantize(config, plan.constants(), out_type, acc, rows, cols, acc_stride, out,
                      out_stride);
 }
@@ -68,8 +70,8 @@ PreparedRequantize::PreparedRequantize(const RequantizeConfig& config, const Req
   if (const std::string problem = params.check(out_type); !problem.empty())
     throw std::invalid_argument("requantize: " + problem);
   if (const std::string problem = requantize_check_config(config); !problem.empty()) throw std::invalid_argument(problem);
-  auto impl = std::make_unique<Impl>(
-      Impl{config, out_type, detail::RequantPlan::make(params, detail::float_forms(config.isa)), {}});
+  const detail::FloatForms forms = detail::unfolded_forms(detail::float_forms(config.isa));
+  auto impl = std::make_unique<Impl>(Impl{config, out_type, detail::RequantPlan::make(params, forms), {}});
   impl->constants = impl->plan.constants();  // points into impl->plan, which stays where it is
   impl_ = std::move(impl);
 }

@@ -67,6 +67,22 @@ inline constexpr bool folds_centred_origin_v = [] {
   }
 }();
 
+// What a fused epilogue holds while it requantizes a tile in Mode: V::EpilogueScope<Mode> where V
+// has one (AVX2's kFp32Centred sets MXCSR's rounding for the tile: requant_avx2.h, RoundDownScope),
+// else nothing.
+struct NoEpilogueScope {};
+template <class V, RoundingMode Mode>
+struct EpilogueScopeOf {
+  using type = NoEpilogueScope;
+};
+template <class V, RoundingMode Mode>
+  requires requires { typename V::template EpilogueScope<Mode>; }
+struct EpilogueScopeOf<V, Mode> {
+  using type = typename V::template EpilogueScope<Mode>;
+};
+template <class V, RoundingMode Mode>
+using epilogue_scope_t = typename EpilogueScopeOf<V, Mode>::type;
+
 // Whether V loads a vector of channels' requantization constants once (requant_lanes) for every
 // vector of those channels it then requantizes (requantize(v, lanes, plan)): a GEMM tile's column,
 // a depthwise tile's pixels, the rows of the separate pass.

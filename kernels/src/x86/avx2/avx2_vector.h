@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "vector/vector_ops.h"
 #include "x86/avx2/requant_avx2.h"
@@ -54,12 +55,18 @@ struct Avx2Vector {
   }
   static void store(std::uint8_t* p, Vec v, std::size_t n) { avx2::store_u8(p, v, n); }
   static void store(std::int8_t* p, Vec v, std::size_t n) { avx2::store_s8(p, v, n); }
+  // The fused GEMM and depthwise epilogues take a kFp32Centred plan's accumulators as acc - X0
+  // (folds_centred_origin_v; requant_avx2.h, requantize8) and pass OriginFolded, inside the
+  // EpilogueScope that rounds down.
+  static constexpr bool kFoldsCentredOrigin = true;
   template <RoundingMode Mode>
+  using EpilogueScope = std::conditional_t<Mode == kFp32Centred, avx2::RoundDownScope, NoEpilogueScope>;
+  template <RoundingMode Mode, bool OriginFolded = false>
   // Not forced inline: GCC then copies the long requantization into every ragged-tile path of the
   // GEMM epilogue, and the register allocator kept the tile's accumulators on the stack in the
   // main loop (docs/measurements.md, "GEMM microkernels"). The depthwise kernels run as fast without.
   static Vec requantize(Vec v, const RequantConstants& plan, std::size_t channel) {
-    return avx2::requantize8<Mode>(v, plan, channel);
+    return avx2::requantize8<Mode, OriginFolded>(v, plan, channel);
   }
   // A column's constants, loaded once for all the vectors of that column (the GEMM tile's rows),
   // and the requantization inlined with them. Inlined always: a call would return the constants
@@ -69,10 +76,10 @@ struct Avx2Vector {
                                                                               std::size_t channel) {
     return avx2::load_requant_lanes<Mode>(plan, channel);
   }
-  template <RoundingMode Mode>
+  template <RoundingMode Mode, bool OriginFolded = false>
   __attribute__((always_inline)) static Vec requantize(Vec v, const avx2::RequantLanes<Mode>& lanes,
                                                       const RequantConstants& plan) {
-    return avx2::requantize8<Mode>(v, lanes, plan);
+    return avx2::requantize8<Mode, OriginFolded>(v, lanes, plan);
   }
 };
 static_assert(Int32VectorOps<Avx2Vector>);

@@ -112,8 +112,23 @@ struct RequantLanes {
   __m256i right_shift, rdpot_mask, rdpot_half;     // tflite: r, 2^r - 1 and its half; arm: max(r - 1, 0)
   __m256i add_even, add_odd, widen_even, widen_odd;  // arm: arm_one_shift_half's, by lane parity
   __m256i shift_m1_even, shift_m1_odd;             // upward, tonearest
-  __m256 scale, offset;                            // the float modes
+  __m256 scale, offset;                            // the float modes (kFp32Centred: its addend b)
   std::size_t index = 0;                           // kFp32Centred: the first lane's index into the plan
+};
+
+// MXCSR's rounding set to down (toward -inf) while it lives, then restored: kFp32Centred's fma and
+// conversion round down, which AVX2 has only through MXCSR. An epilogue holds one for a whole
+// tile, never around anything but the centred form's own float steps.
+class RoundDownScope {
+ public:
+  RoundDownScope() : saved_(_mm_getcsr()) { _mm_setcsr((saved_ & ~kRoundingBits) | kRoundDown); }
+  ~RoundDownScope() { _mm_setcsr(saved_); }
+  RoundDownScope(const RoundDownScope&) = delete;
+  RoundDownScope& operator=(const RoundDownScope&) = delete;
+
+ private:
+  static constexpr unsigned kRoundingBits = 0x6000u, kRoundDown = 0x2000u;  // MXCSR.RC, RC = 01
+  unsigned saved_;
 };
 
 template <RoundingMode Mode>
@@ -146,6 +161,8 @@ __attribute__((always_inline)) inline RequantLanes<Mode> load_requant_lanes(cons
     q.shift_m1_odd = _mm256_srli_epi64(shift_m1, 32);
   } else if constexpr (Mode == kFp32Centred) {
     q.index = i;
+    q.scale = _mm256_loadu_ps(&plan.scale[i]);
+    q.offset = _mm256_loadu_ps(&plan.fp32_offset[i]);
   } else {
     static_assert(kFloatEpilogue<Mode>);
     q.scale = _mm256_loadu_ps(&plan.scale[i]);
@@ -156,7 +173,13 @@ __attribute__((always_inline)) inline RequantLanes<Mode> load_requant_lanes(cons
 
 // 8 lanes requantized with a column's constants: values already clamped and offset by the zero
 // point, i.e. in [qmin, qmax]. Always inlined, with the constants in registers across a column.
-template <RoundingMode Mode>
+// OriginFolded (kFp32Centred only): the accumulators hold acc - X0, computed exactly in int32 (the
+// fused GEMM and depthwise epilogues, where centred_origin_foldable holds), and the caller holds a
+// RoundDownScope: converted, fma'd with the scale and the addend, clamped and converted back, all
+// under MXCSR's rounding down. Exact as the AVX-512 form (embedded rounding) is: where the result
+// is not clamped |acc - X0| < 2^24, so the first conversion is exact in any rounding; beyond, every
+// step is monotone and both forms clamp.
+template <RoundingMode Mode, bool OriginFolded = false>
 __attribute__((always_inline)) inline __m256i requantize8(__m256i acc, const RequantLanes<Mode>& q,
                                                           const RequantConstants& plan) {
   __m256i v;
@@ -173,9 +196,13 @@ __attribute__((always_inline)) inline __m256i requantize8(__m256i acc, const Req
   } else if constexpr (Mode == RoundingMode::upward || Mode == RoundingMode::tonearest) {
     v = single_rounding<Mode == RoundingMode::tonearest>(acc, q.multiplier, q.multiplier_odd, q.shift_m1_even,
                                                          q.shift_m1_odd, plan.lo, plan.hi);
+  } else if constexpr (Mode == kFp32Centred && OriginFolded) {
+    const __m256 f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), q.scale, q.offset);
+    v = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(static_cast<float>(plan.lo))),
+                                         _mm256_set1_ps(static_cast<float>(plan.hi))));
   } else if constexpr (Mode == kFp32Centred) {
-    // Lane by lane: AVX2 plans never take this form (FloatForms::round_to_nearest: its floor needs
-    // the fma rounded down, which AVX2 has only by MXCSR); it is here so that every mode has a kernel.
+    // Lane by lane: AVX2 plans take this form only where the epilogue folds the origin
+    // (FloatForms::centred_when_folded); it is here so that every mode has a kernel.
     alignas(32) std::int32_t lanes[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
     for (std::size_t j = 0; j < 8; ++j) {
@@ -207,9 +234,9 @@ __attribute__((always_inline)) inline __m256i requantize8(__m256i acc, const Req
 // 8 lanes of channels [channel, channel + 8) (per-tensor plans ignore channel).
 // Always inlined: as a call it would reload its constants for every vector (observed for the
 // depthwise epilogue), inlined they are loaded once per channel vector and stay in registers.
-template <RoundingMode Mode>
+template <RoundingMode Mode, bool OriginFolded = false>
 __attribute__((always_inline)) inline __m256i requantize8(__m256i acc, const RequantConstants& plan, std::size_t channel) {
-  return requantize8<Mode>(acc, load_requant_lanes<Mode>(plan, channel), plan);
+  return requantize8<Mode, OriginFolded>(acc, load_requant_lanes<Mode>(plan, channel), plan);
 }
 
 // ---- loads and stores of n <= 8 lanes (ragged edges) ------------------------------------------
