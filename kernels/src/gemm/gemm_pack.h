@@ -75,7 +75,7 @@ using DenseRowSumsFn = bool (*)(std::uint8_t flip, const std::uint8_t* first, st
                                 std::int32_t* row_terms);
 bool a_dense_row_sums_avx512(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
                              std::int32_t* row_terms);
-// AVX2's (x86/avx2/row_sums_avx2.cc) takes rows of any length.
+// AVX2's (x86/avx2/row_sums_avx2.cc) takes rows of any length below kRowSumsMaxBytes.
 bool a_dense_row_sums_avx2(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
                            std::int32_t* row_terms);
 

@@ -163,6 +163,7 @@ void a_row_sums_avx2(std::uint8_t flip, const std::uint8_t* const* rows, std::si
 
 bool a_dense_row_sums_avx2(std::uint8_t flip, const std::uint8_t* first, std::size_t count, std::size_t row_bytes,
                            std::int32_t* row_terms) {
+  if (row_bytes >= kRowSumsMaxBytes) return false;  // the qword partials could pass 2^32
   row_sums(flip, [first, row_bytes](std::size_t i) { return first + i * row_bytes; }, count, row_bytes, row_terms);
   return true;
 }
