@@ -18,7 +18,11 @@
 #include <cstddef>
 #include <cstdint>
 
+// Internal linkage, as every header compiled under more than one family's flags: an inline
+// function of external linkage would be emitted by both translation units, and the linker could
+// keep the VNNI one for a CPU without VNNI.
 namespace qtune::detail::row_sums_avx512 {
+namespace {
 
 inline constexpr std::size_t kRows = 16;
 
@@ -296,4 +300,5 @@ inline bool sum_dense_rows(std::uint8_t flip, const std::uint8_t* first, std::si
   return dense_row_sums<true>(flip, first, count, row_bytes, row_terms);
 }
 
+}  // namespace
 }  // namespace qtune::detail::row_sums_avx512
