@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "layer_spec.h"
+#include "quantized_bound.h"
 
 namespace qtune::onnx_import::detail {
 namespace {
@@ -172,11 +173,12 @@ void apply_activation(LayerSpec& spec, const NodeProto& activation, const GraphI
       (i == 1 ? lo : hi) = only_value(values, field);
     }
   }
-  const auto quantize = [&](float v) {
-    return static_cast<std::int64_t>(std::nearbyint(v / spec.y_scale)) + spec.y_zero_point;
-  };
-  if (std::isfinite(lo) && quantize(lo) > spec.qmin) spec.qmin = static_cast<std::int32_t>(std::min<std::int64_t>(quantize(lo), spec.qmax));
-  if (std::isfinite(hi) && quantize(hi) < spec.qmax) spec.qmax = static_cast<std::int32_t>(std::max<std::int64_t>(quantize(hi), spec.qmin));
+  if (lo > hi) lo = hi;  // Clip is min(max(v, lo), hi): where the bounds cross, every output is hi
+  const auto quantize = [&](float v) { return unsaturated_quantized(v, spec.y_scale, spec.y_zero_point); };
+  if (std::isfinite(lo) && quantize(lo) > spec.qmin)
+    spec.qmin = static_cast<std::int32_t>(std::min(quantize(lo), static_cast<double>(spec.qmax)));
+  if (std::isfinite(hi) && quantize(hi) < spec.qmax)
+    spec.qmax = static_cast<std::int32_t>(std::max(quantize(hi), static_cast<double>(spec.qmin)));
 }
 
 LayerSpec qoperator(const NodeProto& node, const Where& where, const GraphIndex& graph) {

@@ -13,6 +13,7 @@
 #include "layer_spec.h"
 #include "model_proto.h"
 #include "pool_geometry.h"
+#include "quantized_bound.h"
 #include "tensor_values.h"
 
 namespace qtune::onnx_import {
@@ -182,7 +183,7 @@ class Reader {
         (i == 1 ? min : max) = values[0];
       }
     }
-    const auto quantize_bound = [&](float v) { return static_cast<std::int64_t>(std::rint(v / q->q.scale)) + q->q.zero_point; };
+    const auto quantize_bound = [&](float v) { return detail::unsaturated_quantized(v, q->q.scale, q->q.zero_point); };
     return (!std::isfinite(min) || quantize_bound(min) <= lo) && (!std::isfinite(max) || quantize_bound(max) >= hi);
   }
 

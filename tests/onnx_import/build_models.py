@@ -4,7 +4,7 @@
   build_models.py table WORKLOADS.json OUT.onnx --form qoperator|qdq
       every layer of a qtune workload table (each repeated `count` times, the copies named
       NAME#2, NAME#3, ...), one graph input and output per layer, random weights
-  build_models.py cnn OUT.onnx --form qoperator|qdq [--seed S] [--dynamic-batch] [--power-of-two]
+  build_models.py cnn OUT.onnx --form qoperator|qdq [--seed S] [--dynamic-batch] [--power-of-two] [--clip LO,HI]
       a small CNN chained as deployed models are: 3x3/2 conv + ReLU, depthwise 3x3 + ReLU6,
       1x1 project, 1x1 expand + ReLU, global average pool, fully connected (QDQ: a Gemm with transB
       and an int32 bias); every layer's output is a graph output too (so a runner can compare each
@@ -45,9 +45,10 @@ class Graph:
         return w, scales, np.asarray(zps).astype(wtype)
 
     def layer(self, op, name, x, x_scale, x_zp, out, w, w_scales, w_zps, y_scale, y_zp, bias, attrs, relu=None,
-              w_axis=0):
+              w_axis=0, clip=(0, 6)):
         """QLinearConv / QLinearMatMul, or DequantizeLinear -> Conv / MatMul / Gemm -> [Relu|Clip] -> QuantizeLinear
-        (op "conv", "gemm": B is K x N, or "gemm_t": a Gemm with transB = 1, B is N x K)."""
+        (op "conv", "gemm": B is K x N, or "gemm_t": a Gemm with transB = 1, B is N x K; relu "relu6" is a
+        Clip with the bounds `clip`)."""
         xs, xz = self.const(name + "_x_scale", np.float32(x_scale)), self.const(name + "_x_zp", x_zp)
         ws, wz = self.const(name + "_w_scale", w_scales), self.const(name + "_w_zp", w_zps)
         ys, yz = self.const(name + "_y_scale", np.float32(y_scale)), self.const(name + "_y_zp", y_zp)
@@ -78,7 +79,7 @@ class Graph:
             self.nodes.append(helper.make_node("Relu", [y], [name + "_relu"], name=name + "_relu"))
             y = name + "_relu"
         elif relu == "relu6":
-            lo, hi = self.const(name + "_clip_lo", np.float32(0)), self.const(name + "_clip_hi", np.float32(6))
+            lo, hi = (self.const(name + "_clip_" + end, np.float32(v)) for end, v in zip(("lo", "hi"), clip))
             self.nodes.append(helper.make_node("Clip", [y, lo, hi], [name + "_clip"], name=name + "_clip"))
             y = name + "_clip"
         self.nodes.append(helper.make_node("QuantizeLinear", [y, ys, yz], [out], name=name + "_q"))
@@ -149,7 +150,7 @@ def cnn(args):
         # The QOperator form has no activation nodes: the output range carries them (ReLU: zero point 0).
         g.layer("conv", name, x, x_scale, x_zp, name + "_out", w, ws, wz, y_scale, u8(y_zp), bias,
                 dict(kernel_shape=[k, k], strides=[s, s], pads=pads, group=group),
-                relu=act if args.form == "qdq" else None)
+                relu=act if args.form == "qdq" else None, clip=args.clip)
         g.outputs.append(helper.make_tensor_value_info(name + "_out", TensorProto.UINT8, None))
         x, x_scale, x_zp = name + "_out", y_scale, u8(y_zp)
     # Global average pool on the quantized tensor (skipped by qtune), flattened for the FC.
@@ -208,6 +209,8 @@ def main():
     p.add_argument("--dynamic-batch", action="store_true", help="the image's batch dimension is the parameter N")
     p.add_argument("--power-of-two", action="store_true",
                    help="every scale a power of two, so that rounding ties occur (half to even is checked)")
+    p.add_argument("--clip", type=lambda text: tuple(float(v) for v in text.split(",")), default=(0, 6),
+                   metavar="LO,HI", help="the depthwise layer's Clip bounds (QDQ form; default 0,6)")
     p.set_defaults(run=cnn)
     p = sub.add_parser("bad")
     p.add_argument("kind", choices=["opset", "weights-size", "scale-zero", "scale-nan", "zero-point-type"])

@@ -40,7 +40,12 @@ struct Case {
   std::string form;
   int seed;
   bool power_of_two = false;  // scales 2^-k: exact ties, where half to even differs from other roundings
-  std::string name() const { return form + "_seed" + std::to_string(seed) + (power_of_two ? "_ties" : ""); }
+  std::string clip = "";      // the depthwise layer's Clip bounds "LO,HI" (QDQ), and the case's name for them
+  std::string clip_name = "";
+  std::string name() const {
+    return form + "_seed" + std::to_string(seed) + (power_of_two ? "_ties" : "") +
+           (clip.empty() ? "" : "_" + clip_name);
+  }
   friend void PrintTo(const Case& c, std::ostream* out) { *out << c.name(); }
 };
 
@@ -50,7 +55,8 @@ TEST_P(AgainstOnnxRuntime, EveryLayerEqualsOnnxRuntimesOutput) {
   qtune::testing::ScratchDir dir;
   const std::string model_path = dir.file("cnn.onnx");
   build_model("cnn " + model_path + " --form " + GetParam().form + " --seed " + std::to_string(GetParam().seed) +
-              (GetParam().power_of_two ? " --power-of-two" : ""));
+              (GetParam().power_of_two ? " --power-of-two" : "") +
+              (GetParam().clip.empty() ? "" : " --clip=" + GetParam().clip));
   std::mt19937 rng(static_cast<unsigned>(GetParam().seed));
   std::vector<std::uint8_t> image(3 * 32 * 32);
   for (auto& v : image) v = static_cast<std::uint8_t>(rng());
@@ -74,7 +80,14 @@ TEST_P(AgainstOnnxRuntime, EveryLayerEqualsOnnxRuntimesOutput) {
 
 INSTANTIATE_TEST_SUITE_P(SmallCnns, AgainstOnnxRuntime,
                          ::testing::Values(Case{"qoperator", 1}, Case{"qoperator", 2}, Case{"qdq", 1}, Case{"qdq", 2},
-                                           Case{"qoperator", 3, true}, Case{"qdq", 3, true}),
+                                           Case{"qoperator", 3, true}, Case{"qdq", 3, true},
+                                           // Clip bounds past the output type's range (their quotient by the
+                                           // scale overflows every integer type), on both sides and on one,
+                                           // and crossed bounds (min > max: every output is max).
+                                           Case{"qdq", 4, false, "-3e38,3e38", "clip_beyond_both_ends"},
+                                           Case{"qdq", 4, false, "1e31,2e31", "clip_above_the_range"},
+                                           Case{"qdq", 4, false, "-2e31,-1e31", "clip_below_the_range"},
+                                           Case{"qdq", 4, false, "6,1", "clip_crossed"}),
                          [](const auto& info) { return info.param.name(); });
 
 }  // namespace
