@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -184,6 +185,18 @@ TEST(PairClipping, PairsChosenPerWindowKeepEveryWeightAndClipFewer) {
 TEST(PairClipping, TheFamiliesThatClipAreTheOnesThePublicQuerySays) {
   for (const detail::GemmUkernel& uk : detail::gemm_ukernel_registry()) {
     EXPECT_EQ(uk.clips_pairs, isa_clips_weight_pairs(uk.isa)) << uk.name;
+  }
+}
+
+// The twin the tuner measures beside a widening family's default: the family of the same registers
+// that multiplies the bytes, and only the widening families have one.
+TEST(PairClipping, OnlyTheWideningFamiliesHaveATwinThatClips) {
+  for (Isa isa : kAllIsas) {
+    const std::optional<Isa> twin = pair_clipping_twin(isa);
+    EXPECT_EQ(twin.has_value(), isa == Isa::avx2 || isa == Isa::avx512bw) << to_string(isa);
+    if (twin) {
+      EXPECT_TRUE(isa_clips_weight_pairs(*twin)) << to_string(*twin);
+    }
   }
 }
 

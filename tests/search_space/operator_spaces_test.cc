@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/libraries/library_ops.h"
@@ -309,6 +312,71 @@ TEST(OperatorSpaces, EveryKnobDefaultsToTheKernelsDefault) {
             "algo=qtune;isa=avx2;tile=" + std::to_string(g.mr) + "x" + std::to_string(g.nr) + ";kc=0;mc=0;nc=0;pack_a=1;fuse=1;threads=1");
   EXPECT_EQ(full_space(OpKind::conv2d).parse("algo=depthwise;isa=scalar").key(),
             "algo=depthwise;isa=scalar;dw_ctile=" + std::to_string(Conv2dConfig{}.dw_channel_tile) + ";dw_wtile=1;threads=1");
+}
+
+// The value of `knob` in `c`, "" where it has none.
+std::string knob_value(const Config& c, const std::string& knob) {
+  for (const auto& [name, value] : c.assignments()) {
+    if (name == knob) return value;
+  }
+  return "";
+}
+
+// The first of `points` with isa `isa` and algo `algo` ("": any), or nullopt.
+std::optional<Config> first_with(const std::vector<Config>& points, Isa isa, const std::string& algo) {
+  for (const Config& c : points) {
+    if (knob_value(c, "isa") == to_string(isa) && (algo.empty() || knob_value(c, "algo") == algo)) return c;
+  }
+  return std::nullopt;
+}
+
+// What the tuner measures right after a default of a widening family: the same configuration on the
+// byte family of its registers, and nothing beside any other default.
+TEST(WeightDependentAlternatives, AreTheDefaultOnTheTwinOfItsFamily) {
+  const CpuFeatures& cpu = cpu_features();
+  std::size_t checked = 0;
+  for (const Isa widening : {Isa::avx2, Isa::avx512bw}) {
+    const Isa twin = *pair_clipping_twin(widening);
+    if (!cpu.usable(widening) || !cpu.usable(twin)) continue;
+    for (const Workload& w : {conv(56, 64, 64, 3, 1), conv(28, 128, 512, 1, 0), gemm(49, 512, 4608)}) {
+      const KnobSpace space = space_for(w, cpu);
+      // A default of the widening family: its algorithm packs A (im2col for the convolutions).
+      const std::optional<Config> base =
+          first_with(space.enumerate(), widening, w.op == OpKind::conv2d ? "im2col" : "qtune");
+      ASSERT_TRUE(base) << w.key();
+      const std::vector<Config> alternatives = weight_dependent_alternatives(w, *base, cpu);
+      ASSERT_EQ(alternatives.size(), 1u) << base->key();
+      const Config& alternative = alternatives[0];
+      EXPECT_EQ(space.check(alternative), "") << alternative.key();
+      EXPECT_EQ(knob_value(alternative, "isa"), to_string(twin)) << alternative.key();
+      for (const auto& [name, value] : base->assignments()) {
+        if (name != "isa" && name != "tile") {
+          EXPECT_EQ(knob_value(alternative, name), value) << alternative.key();
+        }
+      }
+      // Not where the CPU may not use the twin.
+      CpuFeatures without_twin = cpu;
+      without_twin.isa_restricted = true;
+      without_twin.isa_allowlist = {Isa::scalar, widening};
+      EXPECT_TRUE(weight_dependent_alternatives(w, *base, without_twin).empty()) << base->key();
+      ++checked;
+    }
+    // Nor for a depthwise layer, whose algorithm has no kernels of the byte families.
+    const Workload depthwise = conv(56, 144, 144, 3, 1, 144);
+    if (const auto dw = first_with(space_for(depthwise, cpu).enumerate(), widening, "depthwise")) {
+      EXPECT_TRUE(weight_dependent_alternatives(depthwise, *dw, cpu).empty()) << dw->key();
+    }
+  }
+  // Nor beside a default of a family without a twin: the dot-product families, scalar.
+  const Workload w = conv(56, 64, 64, 3, 1);
+  const std::vector<Config> points = space_for(w, cpu).enumerate();
+  for (const Isa other : cpu.usable_isas()) {
+    if (pair_clipping_twin(other)) continue;
+    if (const auto base = first_with(points, other, "")) {
+      EXPECT_TRUE(weight_dependent_alternatives(w, *base, cpu).empty()) << base->key();
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "this CPU runs no widening family beside its twin";
 }
 
 }  // namespace

@@ -149,6 +149,21 @@ TEST_F(Cli, TuneExportImportAndTheCiGate) {
 
 // `--rounding MODE` puts a whole network in one rounding for tune and run alike (fp32: oneDNN's
 // math, so that `qtune run` compares the same computation); the tuning then applies as is.
+// Without VNNI the default is a widening family (vpmaddwd), and the byte family of the same
+// registers, exact through clipped weight pairs but no default, is measured right after it: the
+// first two trials of a session are the default and its twin.
+TEST_F(Cli, TuningWithoutVnniMeasuresTheByteFamilyRightAfterTheDefault) {
+  if (qtune("targets").out.find("AVX2            yes") == std::string::npos) GTEST_SKIP() << "no AVX2 here";
+  const std::string restricted = "QTUNE_ISAS=scalar,avx2,avx2ubsw";
+  Outcome o = qtune("tune --db twin.db --op gemm --m 64 --n 64 --k 256 --trials 2 --confirm 0 --quiet", restricted);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  o = qtune("export --db twin.db --all", restricted);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 2) << o.out;
+  EXPECT_NE(o.out.find(R"("config":"algo=qtune;isa=avx2;)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(R"("config":"algo=qtune;isa=avx2ubsw;)"), std::string::npos) << o.out;
+}
+
 TEST_F(Cli, RoundingOptionPutsTheNetworkInOneRounding) {
   write_workloads("net.json", false);
   Outcome o = qtune("tune --db fp32.db --workloads net.json --rounding fp32 --trials 2 --confirm 0 --quiet");

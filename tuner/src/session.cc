@@ -125,8 +125,9 @@ struct TuningSession::Run {
     TrialHistory history;
     std::unique_ptr<Strategy> strategy;
     // Measured first, with the default: a handful of points that a sampling strategy would rarely
-    // draw from a space of thousands, and the ones a layer may need to beat the library.
-    std::vector<Config> library_configs;
+    // draw from a space of thousands: the default's weight-dependent alternatives (the byte family
+    // of its registers where the CPU has no VNNI) and the ones a layer may need to beat the library.
+    std::vector<Config> first_configs;
   };
 
   Run(TuningSession& owner, const std::atomic<bool>* stop_flag, SessionObserver* watcher)
@@ -195,7 +196,8 @@ struct TuningSession::Run {
     std::vector<Task> prepared;
     for (LayerStatus& layer : layers) {
       Task task{space_for(layer.workload, session.cpu_), {}, nullptr, {}};
-      task.library_configs = library_configs(task.space);
+      task.first_configs = weight_dependent_alternatives(layer.workload, layer.default_config, session.cpu_);
+      for (Config& c : library_configs(task.space)) task.first_configs.push_back(std::move(c));
       layer.space_size = task.space.size();
       if (!options.remeasure) load_history(layer.workload, task.history);
       std::vector<SimilarWorkload> similar;
@@ -285,8 +287,8 @@ struct TuningSession::Run {
     }
   }
 
-  // One round of layer t: its default first if never measured, then the library configurations
-  // not yet measured, then the strategy's proposals.
+  // One round of layer t: its default first if never measured, then the first configurations
+  // (Task::first_configs) not yet measured, then the strategy's proposals.
   // Returns why the session ends when it was cut short during the round.
   std::optional<SessionEnd> search_round(std::size_t t) {
     LayerStatus& layer = layers[t];
@@ -295,7 +297,7 @@ struct TuningSession::Run {
         std::min({options.round_size, layer.budget - std::min(layer.budget, layer.trials), total_remaining()});
     std::vector<Config> round;
     if (!task.history.contains(layer.default_config)) round.push_back(layer.default_config);
-    for (const Config& c : task.library_configs) {
+    for (const Config& c : task.first_configs) {
       if (round.size() < want && !task.history.contains(c)) round.push_back(c);
     }
     if (round.size() < want) {

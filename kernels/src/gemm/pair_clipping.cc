@@ -114,6 +114,12 @@ namespace qtune {
 
 bool isa_clips_weight_pairs(Isa isa) { return isa == Isa::avx2ubsw || isa == Isa::avx512ubsw; }
 
+std::optional<Isa> pair_clipping_twin(Isa isa) {
+  if (isa == Isa::avx2) return Isa::avx2ubsw;
+  if (isa == Isa::avx512bw) return Isa::avx512ubsw;
+  return std::nullopt;
+}
+
 double clipped_weight_pair_share(const std::int8_t* b, std::size_t k, std::size_t n, std::size_t ldb) {
   const std::size_t pairs = k / 2 * n;
   if (pairs == 0) return 0.0;

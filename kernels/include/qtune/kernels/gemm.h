@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,10 @@ GemmConfig gemm_default_config(const GemmProblem& problem);
 // instruction's peak on a trained network's (about two clipped pairs per output channel), below the
 // widening families on uniform draws (a quarter of all pairs clip).
 bool isa_clips_weight_pairs(Isa isa);
+// The family of `isa`'s registers that clips weight pairs (avx2 -> avx2ubsw, avx512bw ->
+// avx512ubsw), or nullopt where there is none. No default takes such a family, so the tuner
+// measures it beside a default of `isa` (qtune::weight_dependent_alternatives).
+std::optional<Isa> pair_clipping_twin(Isa isa);
 // The share of the pairs of weights (k, k + 1), k even, of a K x N weight matrix (row stride ldb)
 // that such a family clips.
 double clipped_weight_pair_share(const std::int8_t* b, std::size_t k, std::size_t n, std::size_t ldb);
