@@ -126,16 +126,17 @@ Config default_config(const Workload& workload, const CpuFeatures& cpu) {
   return snap(space, wanted);
 }
 
-std::vector<Config> weight_dependent_alternatives(const Workload& workload, const Config& base,
-                                                 const CpuFeatures& cpu) {
+std::vector<Config> weight_dependent_alternatives(const KnobSpace& space, const Config& base) {
   std::vector<std::pair<std::string, std::string>> assignments = base.assignments();
   const auto isa = std::find_if(assignments.begin(), assignments.end(), [](const auto& a) { return a.first == "isa"; });
   if (isa == assignments.end()) return {};  // a library's configuration
   const std::optional<Isa> parsed = parse_isa(isa->second);
   const std::optional<Isa> twin = parsed ? pair_clipping_twin(*parsed) : std::nullopt;
-  if (!twin || !cpu.usable(*twin)) return {};
+  if (!twin) return {};
+  const std::vector<std::string>& isas = space.knob("isa").values;  // the families the CPU may use
+  if (std::find(isas.begin(), isas.end(), to_string(*twin)) == isas.end()) return {};
   isa->second = std::string(to_string(*twin));
-  const Config alternative = snap(space_for(workload, cpu), Config(std::move(assignments)));
+  const Config alternative = snap(space, Config(std::move(assignments)));
   // The snap keeps earlier knobs first: where the algorithm has no kernels of the twin, it keeps
   // the algorithm and gives the isa back.
   const auto& snapped = alternative.assignments();

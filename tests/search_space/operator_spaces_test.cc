@@ -344,7 +344,7 @@ TEST(WeightDependentAlternatives, AreTheDefaultOnTheTwinOfItsFamily) {
       const std::optional<Config> base =
           first_with(space.enumerate(), widening, w.op == OpKind::conv2d ? "im2col" : "qtune");
       ASSERT_TRUE(base) << w.key();
-      const std::vector<Config> alternatives = weight_dependent_alternatives(w, *base, cpu);
+      const std::vector<Config> alternatives = weight_dependent_alternatives(space, *base);
       ASSERT_EQ(alternatives.size(), 1u) << base->key();
       const Config& alternative = alternatives[0];
       EXPECT_EQ(space.check(alternative), "") << alternative.key();
@@ -358,22 +358,23 @@ TEST(WeightDependentAlternatives, AreTheDefaultOnTheTwinOfItsFamily) {
       CpuFeatures without_twin = cpu;
       without_twin.isa_restricted = true;
       without_twin.isa_allowlist = {Isa::scalar, widening};
-      EXPECT_TRUE(weight_dependent_alternatives(w, *base, without_twin).empty()) << base->key();
+      EXPECT_TRUE(weight_dependent_alternatives(space_for(w, without_twin), *base).empty()) << base->key();
       ++checked;
     }
     // Nor for a depthwise layer, whose algorithm has no kernels of the byte families.
     const Workload depthwise = conv(56, 144, 144, 3, 1, 144);
     if (const auto dw = first_with(space_for(depthwise, cpu).enumerate(), widening, "depthwise")) {
-      EXPECT_TRUE(weight_dependent_alternatives(depthwise, *dw, cpu).empty()) << dw->key();
+      EXPECT_TRUE(weight_dependent_alternatives(space_for(depthwise, cpu), *dw).empty()) << dw->key();
     }
   }
   // Nor beside a default of a family without a twin: the dot-product families, scalar.
   const Workload w = conv(56, 64, 64, 3, 1);
-  const std::vector<Config> points = space_for(w, cpu).enumerate();
+  const KnobSpace space = space_for(w, cpu);
+  const std::vector<Config> points = space.enumerate();
   for (const Isa other : cpu.usable_isas()) {
     if (pair_clipping_twin(other)) continue;
     if (const auto base = first_with(points, other, "")) {
-      EXPECT_TRUE(weight_dependent_alternatives(w, *base, cpu).empty()) << base->key();
+      EXPECT_TRUE(weight_dependent_alternatives(space, *base).empty()) << base->key();
     }
   }
   if (checked == 0) GTEST_SKIP() << "this CPU runs no widening family beside its twin";

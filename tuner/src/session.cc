@@ -196,7 +196,7 @@ struct TuningSession::Run {
     std::vector<Task> prepared;
     for (LayerStatus& layer : layers) {
       Task task{space_for(layer.workload, session.cpu_), {}, nullptr, {}};
-      task.first_configs = weight_dependent_alternatives(layer.workload, layer.default_config, session.cpu_);
+      task.first_configs = weight_dependent_alternatives(task.space, layer.default_config);
       for (Config& c : library_configs(task.space)) task.first_configs.push_back(std::move(c));
       layer.space_size = task.space.size();
       if (!options.remeasure) load_history(layer.workload, task.history);

@@ -47,11 +47,11 @@ Config default_config(const Workload& workload, const CpuFeatures& cpu);
 
 // Configurations that no default takes because their speed depends on the layer's weights: `base`
 // (the layer's default) with its isa set to the family that clips weight pairs on the same
-// registers (pair_clipping_twin: avx2 -> avx2ubsw, avx512bw -> avx512ubsw), where `cpu` may use
-// it, the rest of `base` kept where the space allows. Empty where base's family has no such twin
-// (VNNI, AMX, Arm, libraries) or the layer's algorithm cannot take it (depthwise). The tuner
-// measures them right after the default: a few points among thousands that decide a layer on a CPU
-// without VNNI.
-std::vector<Config> weight_dependent_alternatives(const Workload& workload, const Config& base, const CpuFeatures& cpu);
+// registers (pair_clipping_twin: avx2 -> avx2ubsw, avx512bw -> avx512ubsw), where the layer's
+// `space` (space_for: the families its CPU may use) has it, the rest of `base` kept where the space
+// allows. Empty where base's family has no such twin (VNNI, AMX, Arm, libraries) or the layer's
+// algorithm cannot take it (depthwise). The tuner measures them right after the default: a few
+// points among thousands that decide a layer on a CPU without VNNI.
+std::vector<Config> weight_dependent_alternatives(const KnobSpace& space, const Config& base);
 
 }  // namespace qtune
