@@ -97,6 +97,16 @@ std::vector<VariantParam> variant_params() {
 
 class GemmVariants : public ::testing::TestWithParam<VariantParam> {};
 
+// Under the sanitizers the requantizing sweep runs every fifth of its cases, the choice rotating
+// with the zero points so that each mode, per-tensor and per-channel, still meets both shapes: the
+// sanitizers' findings depend on the shape and on the epilogue's path, not on the draws, and the
+// unsanitized builds run every case for exactness.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr std::uint64_t kRequantCaseStride = 5;
+#else
+constexpr std::uint64_t kRequantCaseStride = 1;
+#endif
+
 TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
   const VariantParam& v = GetParam();
   QTUNE_SKIP_UNLESS_USABLE(v.uk.isa);
@@ -106,9 +116,11 @@ TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
   };
   const Shape shapes[] = {{2 * v.uk.mr + 1, 2 * v.uk.nr + 3, 37}, {v.uk.mr - 1 > 0 ? v.uk.mr - 1 : 1, v.uk.nr + 1, 130}};
   std::uint64_t seed = 100;
+  std::uint64_t zero_point_case = 0;
   for (const Shape& s : shapes) {
     for (ZeroPoints zb : {ZeroPoints::zero, ZeroPoints::per_tensor, ZeroPoints::per_channel}) {
       for (bool za : {false, true}) {
+        ++zero_point_case;
         GemmCase t;
         t.m = s.m;
         t.n = s.n;
@@ -126,6 +138,7 @@ TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
           }
           continue;
         }
+        std::uint64_t requant_case = zero_point_case;
         for (RoundingMode mode : kAllRoundingModes) {
           for (bool per_channel : {false, true}) {
             t.mode = mode;
@@ -134,7 +147,7 @@ TEST_P(GemmVariants, BitExactOverQuantizationSweep) {
             t.relu = (seed % 4) == 1;
             t.has_bias = (seed % 5) != 0;
             t.seed = seed++;
-            expect_gemm_matches_reference(t, config);
+            if (requant_case++ % kRequantCaseStride == 0) expect_gemm_matches_reference(t, config);
           }
         }
         if (HasFailure()) return;
