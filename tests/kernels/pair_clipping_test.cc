@@ -278,8 +278,9 @@ TEST(PairClipping, MicrokernelsAreExactAtTheInt16Limit) {
 }
 
 // Weights that clip a few pairs (one per column, as trained networks' do), so that the driver
-// corrects them one by one (below PairClipping::kDenseShare), in K x N order (HWIO for a
-// convolution: N output channels innermost).
+// corrects them one by one (below PairClipping::kDenseShare; in vectors across rows where A is
+// packed, GemmUkernel::clipped_products), in K x N order (HWIO for a convolution: N output channels
+// innermost).
 std::vector<std::int8_t> sparsely_clipping_weights(std::size_t k, std::size_t n, std::mt19937_64& rng) {
   std::vector<std::int8_t> w(k * n);
   for (auto& v : w) v = static_cast<std::int8_t>(std::uniform_int_distribution<int>(-40, 40)(rng));
@@ -293,7 +294,9 @@ std::vector<std::int8_t> sparsely_clipping_weights(std::size_t k, std::size_t n,
       w[r * n + j] = static_cast<std::int8_t>(sign * (2 + std::abs(w[r * n + j]) % 30));
     }
     w[row * n + j] = static_cast<std::int8_t>(sign > 0 ? 127 : -128);
-    w[(row + 1) * n + j] = static_cast<std::int8_t>(sign * (2 + static_cast<int>(j % 30)));
+    // Every seventh column's partner as large: the largest excesses (126, and -128 beside -128).
+    const int partner = j % 7 == 3 ? (sign > 0 ? 127 : -128) : sign * (2 + static_cast<int>(j % 30));
+    w[(row + 1) * n + j] = static_cast<std::int8_t>(partner);
   }
   return w;
 }

@@ -79,6 +79,7 @@ struct Scratch {
   std::vector<GemmASource::SegmentRange> panel_spans;
   std::vector<const std::uint8_t*> live_rows;
   std::vector<std::int32_t> corrections;  // clipped weight pairs: one call's (GemmUkernelArgs)
+  std::vector<std::int32_t> corrections_by_column;  // their sums by column (ClippedProductsArgs)
 };
 
 Scratch& thread_scratch() {
@@ -736,13 +737,31 @@ void GemmEngine::State::run_tiles(const Task& t, const KBlock& b, Scratch& s) co
 // Clipped weight pairs (gemm/pair_clipping.h): the products the clipped weights of one B panel
 // leave out of K block b, for the `panels` M panels from mp, each excess times the activation byte
 // the microkernel multiplies it with (A' = A ^ flip, u8), into the call's corrections (rows x
-// nr_stride). The byte is read where the microkernel reads it: the packed panel, the rows at the
-// block, or (segments walked in the kernel) the task's rows at segment k / segment_bytes; a dead
-// segment's bytes read as 0 there, as in the kernel.
+// nr_stride). The byte is read where the microkernel reads it: the packed panel (in vectors where
+// the family has them, GemmUkernel::clipped_products), the rows at the block, or (segments walked
+// in the kernel) the task's rows at segment k / segment_bytes; a dead segment's bytes read as 0
+// there, as in the kernel.
 const std::int32_t* GemmEngine::State::clipped_products(const Task& t, const KBlock& b,
                                                          std::span<const ClippedWeight> clipped, std::size_t mp,
                                                          std::size_t panels, Scratch& s) const {
   const std::size_t rows = panels * mr, k0 = b.g0 * kr;
+  if (t.plan->a_panels == GemmTaskPlan::APanels::packed && uk->clipped_products != nullptr) {
+    s.corrections.resize(clipped_products_rows(panels, mr) * nr_stride);
+    s.corrections_by_column.resize(panels * round_up(mr, 8) * nr_stride);
+    ClippedProductsArgs args;
+    args.a_packed = b.a_packed + mp * b.a_panel_bytes;
+    args.a_panel_bytes = b.a_panel_bytes;
+    args.panels = panels;
+    args.mr = mr;
+    args.nr_stride = nr_stride;
+    args.k0 = k0;
+    args.clipped = clipped.data();
+    args.clipped_count = clipped.size();
+    args.by_column = s.corrections_by_column.data();
+    args.corrections = s.corrections.data();
+    uk->clipped_products(args);
+    return s.corrections.data();
+  }
   s.corrections.assign(rows * nr_stride, 0);
   const std::size_t segment_bytes = kc_groups * kr;
   for (const ClippedWeight& w : clipped) {

@@ -147,6 +147,38 @@ struct GemmUkernelArgs {
 
 using GemmUkernelFn = void (*)(const GemmUkernelArgs& args);
 
+// One weight's excess over its clipped value (gemm/pair_clipping.h): row k of B, column `column`
+// of its panel.
+struct ClippedWeight {
+  std::uint32_t k = 0;
+  std::uint16_t column = 0;
+  std::int16_t excess = 0;
+};
+
+// The products of one call's clipped weights with packed A (GemmUkernel::clipped_products): each
+// excess times its k's byte in every row of the call's `panels` packed panels, summed per row and
+// column into `corrections`, what GemmUkernelArgs::corrections points at: rows x nr_stride int32,
+// clipped_products_rows(panels, mr) rows, every one written.
+struct ClippedProductsArgs {
+  const std::uint8_t* a_packed = nullptr;  // the call's first panel at its K block
+  std::size_t a_panel_bytes = 0;
+  std::size_t panels = 0, mr = 0, nr_stride = 0;
+  std::size_t k0 = 0;  // the K block's first k (the excesses count k from B's first row)
+  const ClippedWeight* clipped = nullptr;
+  std::size_t clipped_count = 0;
+  // Scratch: nr_stride columns of panels * round_up(mr, 8) int32, each panel's rows in whole
+  // vectors of 8 of its own.
+  std::int32_t* by_column = nullptr;
+  std::int32_t* corrections = nullptr;
+};
+using ClippedProductsFn = void (*)(const ClippedProductsArgs& args);
+
+// The rows ClippedProductsArgs::corrections holds: the call's, and the last panel's up to a whole
+// vector of 8.
+constexpr std::size_t clipped_products_rows(std::size_t panels, std::size_t mr) {
+  return (panels - 1) * mr + (mr + 7) / 8 * 8;
+}
+
 // The loop of every tile template's entry point: panel(args) for each of the call's M panels
 // (GemmUkernelArgs::panels), with `rows`, A, the row terms and C moved to that panel.
 // a_group_bytes: the bytes of one row's k group in a packed A panel (kr * element size).
@@ -197,6 +229,9 @@ struct GemmUkernel {
   // weights with every pair that could saturate clipped, and the driver gives each call what was
   // clipped away (GemmUkernelArgs::corrections or b_excess; gemm/pair_clipping.h).
   bool clips_pairs = false;
+  // Such a family's products of clipped weights with packed A in vectors, or null: the driver then
+  // multiplies each excess by each row's byte itself.
+  ClippedProductsFn clipped_products = nullptr;
 };
 
 // Where a packed B panel's weights begin: after its col_term and col_zb, one int32 per column each.

@@ -647,8 +647,15 @@ constexpr GemmUkernel make_gemm_ukernel(const char* name) {
   if constexpr (T::kInPlace && SumsRowsInTile<T>) {
     if constexpr (kRegistersForRowSums <= T::kRegisters) row_sums = &GemmTileKernel<T, MR, NR, AWalk::row_sums>::run;
   }
-  return GemmUkernel{T::kIsa,  MR,       NR,   T::kKr,   K::kNrStride,      T::kAFormat, T::kBFormat,
-                     T::kInPlace, &K::run, name, segments, K::kFoldedOrigin, row_sums, K::kClipsPairs};
+  ClippedProductsFn clipped_products = nullptr;
+  if constexpr (requires { T::kClippedProducts; }) {
+    static_assert(T::kKr == 4 && K::kNrStride % 8 == 0 && K::kNrStride <= 256,
+                  "clipped products are written for groups of 4, 8 columns a vector, 32 vectors at most");
+    clipped_products = T::kClippedProducts;
+  }
+  return GemmUkernel{T::kIsa,      MR,      NR,   T::kKr,   K::kNrStride,      T::kAFormat, T::kBFormat,
+                     T::kInPlace, &K::run, name, segments, K::kFoldedOrigin, row_sums,    K::kClipsPairs,
+                     clipped_products};
 }
 
 }  // namespace qtune::detail

@@ -41,13 +41,6 @@ inline std::size_t unsafe_weight_columns(const std::int8_t* row0, const std::int
   return unsafe;
 }
 
-// One weight's excess over its clipped value: row k of B, column `column` of its panel.
-struct ClippedWeight {
-  std::uint32_t k = 0;
-  std::uint16_t column = 0;
-  std::int16_t excess = 0;
-};
-
 class PairClipping {
  public:
   PairClipping() = default;

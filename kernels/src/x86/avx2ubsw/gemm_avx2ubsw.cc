@@ -4,6 +4,7 @@
 // packs A to int16 first. Exact through clipped weight pairs and the driver's corrections
 // (gemm/pair_clipping.h). The layouts are AVX-VNNI's: A PackedA::u8 (read in place too), B
 // PackedB::s8 in groups of 4; the tiles too, within 16 ymm registers (the ones vector takes one).
+#include "x86/clipped_products_avx2.h"
 #include "x86/gemm_x86_ukernel.h"
 
 namespace qtune::detail {
@@ -12,6 +13,7 @@ namespace {
 struct Avx2UbswTraits : YmmBase, ByteQuadLayout {
   static constexpr Isa kIsa = Isa::avx2ubsw;
   static constexpr bool kClipsPairs = true;
+  static constexpr ClippedProductsFn kClippedProducts = &clipped_products_avx2;
 
   static Acc dot(Acc acc, AVec a, BVec b) {
     return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));

@@ -15,6 +15,7 @@
 
 #include <span>
 
+#include "x86/clipped_products_avx2.h"
 #include "x86/gemm_x86_ukernel.h"
 
 namespace qtune::detail {
@@ -23,6 +24,7 @@ namespace {
 struct Avx512UbswTraits : ZmmBase, ByteQuadLayout {
   static constexpr Isa kIsa = Isa::avx512ubsw;
   static constexpr bool kClipsPairs = true;
+  static constexpr ClippedProductsFn kClippedProducts = &clipped_products_avx2;
 
   static Acc dot(Acc acc, AVec a, BVec b) {
     return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(a, b), _mm512_set1_epi16(1)));
