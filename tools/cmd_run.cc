@@ -384,7 +384,7 @@ void print_whole_model(const qtune::evaluation::WholeModelEvaluation& e, const q
             << ms(e.qtune.median_ns) << " ms (quartiles " << ms(e.qtune.low_ns) << " - " << ms(e.qtune.high_ns) << ", "
             << e.qtune.repetitions << " runs)\n";
   if (e.unfused)
-    std::cout << "  unfused (without --fusion; " << e.fused_steps << " conv+add blocks run as two steps each): " << ms(e.unfused->median_ns)
+    std::cout << "  unfused (without --fusion; " << e.fused_steps << " fused blocks run as their operations one by one): " << ms(e.unfused->median_ns)
               << " ms (quartiles " << ms(e.unfused->low_ns) << " - " << ms(e.unfused->high_ns) << "); unfused/fused "
               << ratio(e.unfused->median_ns, e.qtune.median_ns) << " (" << qtune::verdict(e.qtune, *e.unfused) << ")\n";
   for (std::size_t i = 0; i < e.onnxruntime.size(); ++i) {

@@ -15,8 +15,9 @@ OptionSpec input_shape_option() {
 
 OptionSpec fusion_option() {
   return {"fusion", false,
-          "run fused blocks: a pointwise convolution whose output only a quantized Add reads is computed with it "
-          "in strips of rows (bit-exact; by default every operation runs by itself)"};
+          "run fused blocks in strips of rows: inverted-residual blocks (pointwise expansion, depthwise, pointwise "
+          "projection) with their intermediates in per-thread buffers, and a pointwise convolution with the quantized "
+          "Add that alone reads it (bit-exact; by default every operation runs by itself)"};
 }
 
 #ifdef QTUNE_HAVE_ONNX

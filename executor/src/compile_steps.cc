@@ -9,6 +9,7 @@
 
 #include "compiled_model.h"
 #include "fused_conv_add.h"
+#include "fused_inverted_residual.h"
 #include "layout_ops.h"
 #include "parallel_ranges.h"
 #include "quantized_ops.h"
@@ -40,6 +41,10 @@ constexpr std::size_t kElementGrain = 16384;
 constexpr std::size_t kStripBytes = 12 * 1024;
 constexpr std::int64_t kStripMinPixels = 64;
 
+// An inverted-residual block's per-thread buffers (the expanded rows a strip reads, the depthwise
+// rows it writes): within the L2 of the targets beside the packed weights of its three members.
+constexpr std::size_t kBlockStripBytes = 256 * 1024;
+
 ImageShape image_of(const Slot& slot) {
   return {slot.shape[0], slot.shape[2], slot.shape[3], slot.shape[1]};
 }
@@ -55,7 +60,10 @@ class Compiler {
 
   void run() {
     const ModelGraph& g = c_.graph;
-    if (options_.fusion) find_fusable_adds();
+    if (options_.fusion) {
+      find_inverted_residuals();
+      find_fusable_adds();
+    }
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
       const auto& t = g.tensor(g.inputs[i]);
       Slot slot = new_slot(t.name, t.type, t.shape, false);
@@ -182,16 +190,124 @@ class Compiler {
     const onnx_import::ModelLayer& layer = *op.layer;
     const std::int32_t* bias = layer.bias.empty() ? nullptr : layer.bias.data();
     if (layer.op == OpKind::conv2d) {
-      const int in = read(op.inputs[0], true);
       auto prepared = std::make_shared<runtime::PreparedConv2d>(
           runtime_.prepare_conv2d(layer.conv, layer.weights.data(), bias, options_.threads, library_use()));
-      if (defer_into_add(op, *prepared, in)) return;
-      const int out = write(op, true);
-      const std::string selection = selection_text(prepared->selection());
-      push(op, {in}, out, [prepared, in, out](const Frame& f) { prepared->run(f.at[in], f.at[out]); }, false, selection);
-      return;
+      if (const auto it = block_of_.find(op.output); it != block_of_.end()) return block_member(op, it->second, prepared);
+      return conv(op, read(op.inputs[0], true), prepared);
     }
     layer_into(op, write(op, false));
+  }
+
+  // A convolution reading slot `in`, by itself (or deferred into the Add after it).
+  void conv(const GraphOp& op, int in, const std::shared_ptr<runtime::PreparedConv2d>& prepared) {
+    if (defer_into_add(op, *prepared, in)) return;
+    const int out = write(op, true);
+    const std::string selection = selection_text(prepared->selection());
+    push(op, {in}, out, [prepared, in, out](const Frame& f) { prepared->run(f.at[in], f.at[out]); }, false, selection);
+  }
+
+  // An inverted-residual block: its member convolutions in order, the block's input slot and each
+  // member's prepared kernel as compilation reaches them.
+  struct Block {
+    std::vector<const GraphOp*> members;
+    int input = -1;
+    std::vector<std::shared_ptr<runtime::PreparedConv2d>> prepared;
+  };
+
+  // The inverted-residual blocks: a depthwise convolution whose output only a pointwise
+  // convolution reads, with the pointwise convolution before it whose output only it reads (where
+  // there is one), each 8-bit output in between no output of the run.
+  void find_inverted_residuals() {
+    const ModelGraph& g = c_.graph;
+    std::map<std::string, int> readers;
+    std::map<std::string, const GraphOp*> producer, reader;
+    for (const GraphOp& op : g.ops) {
+      producer[op.output] = &op;
+      for (const std::string& name : op.inputs) {
+        ++readers[name];
+        reader[name] = &op;
+      }
+    }
+    for (const std::string& name : g.outputs) ++readers[name];
+    for (const std::string& name : options_.extra_outputs) ++readers[name];
+    const auto conv_of = [](const GraphOp* op) -> const Conv2dProblem* {
+      if (op == nullptr || op->kind != GraphOpKind::layer || op->layer->op != OpKind::conv2d) return nullptr;
+      return &op->layer->conv;
+    };
+    for (const GraphOp& op : g.ops) {
+      const Conv2dProblem* middle = conv_of(&op);
+      if (middle == nullptr || !middle->depthwise() || readers[op.output] != 1) continue;
+      const GraphOp* project = reader.count(op.output) ? reader.at(op.output) : nullptr;
+      if (conv_of(project) == nullptr || project->inputs[0] != op.output) continue;
+      const GraphOp* expand = producer.count(op.inputs[0]) ? producer.at(op.inputs[0]) : nullptr;
+      if (conv_of(expand) == nullptr || readers[expand->output] != 1 || block_of_.count(expand->output) ||
+          !inverted_residual_mismatch(conv_of(expand), *middle, *conv_of(project)).empty())
+        expand = nullptr;
+      if (!inverted_residual_mismatch(conv_of(expand), *middle, *conv_of(project)).empty()) continue;
+      const std::size_t index = blocks_.size();
+      blocks_.push_back({});
+      for (const GraphOp* member : {expand, &op, project})
+        if (member != nullptr) {
+          blocks_.back().members.push_back(member);
+          block_of_[member->output] = index;
+        }
+    }
+  }
+
+  // A member of an inverted-residual block: deferred until the last one, which runs them all as
+  // one step where qtune's kernels compute each and the strips can be prepared, else one by one.
+  void block_member(const GraphOp& op, std::size_t index, const std::shared_ptr<runtime::PreparedConv2d>& prepared) {
+    Block& block = blocks_[index];
+    const bool first = block.prepared.empty();
+    if (first) block.input = read(op.inputs[0], true);
+    block.prepared.push_back(prepared);
+    if (&op != block.members.back()) return;
+    if (!fused_block(block))
+      for (std::size_t i = 0; i < block.members.size(); ++i)
+        conv(*block.members[i], i == 0 ? block.input : read(block.members[i]->inputs[0], true), block.prepared[i]);
+  }
+
+  bool fused_block(const Block& block) {
+    std::vector<BlockMember> members;
+    for (std::size_t i = 0; i < block.members.size(); ++i) {
+      if (!block.prepared[i]->library().empty()) return false;
+      const onnx_import::ModelLayer& layer = *block.members[i]->layer;
+      members.push_back({layer.conv, block.prepared[i]->config(), layer.weights.data(),
+                         layer.bias.empty() ? nullptr : layer.bias.data()});
+    }
+    const bool expands = members.size() == 3;
+    std::optional<BlockMember> expand;
+    if (expands) expand = members[0];
+    const BlockMember& middle = members[expands ? 1 : 0];
+    const BlockMember& project = members.back();
+    std::shared_ptr<const FusedInvertedResidual> fused;
+    try {
+      const std::int64_t rows = plan_inverted_residual_rows(expand ? &expand->problem : nullptr, middle.problem,
+                                                            kBlockStripBytes, kStripMinPixels, options_.threads);
+      if (rows == 0) return false;
+      fused = std::make_shared<const FusedInvertedResidual>(expand, middle, project, rows, options_.threads);
+    } catch (const std::invalid_argument&) {
+      return false;  // a configuration cannot run a strip: the layers run one by one
+    }
+    const GraphOp& last = *block.members.back();
+    const int in = block.input;
+    const int out = write(last, true);
+    std::string name, op_type, selection;
+    for (std::size_t i = 0; i < block.members.size(); ++i) {
+      name += (i ? "+" : "") + block.members[i]->name;
+      op_type += (i ? "+" : "") + block.members[i]->op_type;
+      selection += (i ? " | " : "") + selection_text(block.prepared[i]->selection());
+    }
+    Step step;
+    step.info = {name, op_type, "inverted_residual",
+                 selection + " strips=" + std::to_string(fused->strips()) + "x" + std::to_string(fused->rows()), true};
+    step.reads = {in};
+    step.write = out;
+    step.scratch_bytes = fused->scratch_bytes();
+    const std::size_t index = c_.steps.size();
+    step.run = [fused, in, out, index](const Frame& f) { fused->run(f.at[in], f.at[out], f.scratch[index]); };
+    c_.steps.push_back(std::move(step));
+    return true;
   }
 
   // The quantized Adds that may take the convolution before them: the Add is the only reader of
@@ -603,6 +719,8 @@ class Compiler {
     std::shared_ptr<const FusedConvAdd> fused;
   };
   std::map<std::string, PendingConv> pending_;
+  std::vector<Block> blocks_;
+  std::map<std::string, std::size_t> block_of_;  // every member's output tensor -> its block
 };
 
 }  // namespace

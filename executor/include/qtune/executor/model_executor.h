@@ -53,10 +53,10 @@ struct ExecutorOptions {
   // Extra graph tensors to return from run() after the graph's outputs (their names), for
   // comparing intermediates; they are kept out of the arena's reuse.
   std::vector<std::string> extra_outputs;
-  // Fused blocks (`--fusion`): a pointwise convolution whose output only a quantized Add reads runs
-  // with it in strips of rows (a step "Conv+Add"), bit-exact with the layers one by one. Off by
-  // default: it measured no faster (docs/model-executor.md, "Fused blocks"); the Add costs its
-  // arithmetic, not the round trip of the convolution's output.
+  // Fused blocks (`--fusion`), each one step over strips of rows, bit-exact with the layers one by
+  // one: inverted-residual blocks (a pointwise expansion, a depthwise convolution and a pointwise
+  // projection, their intermediates in per-thread buffers), and a pointwise convolution whose
+  // output only a quantized Add reads, with the Add (docs/model-executor.md, "Fused blocks").
   bool fusion = false;
 };
 
@@ -66,7 +66,7 @@ struct StepInfo {
   std::string op_type;  // the ONNX op type, or "layout" for the conversions the executor adds
   std::string kind;     // onnx_import::to_string(GraphOpKind) or "layout"
   std::string selection;  // layers: the runtime's choice ("tuned", "nearest", "default") and its config
-  bool fused = false;     // a block: a layer with the operations after it in one step ("conv+add")
+  bool fused = false;     // a block: several operations in one step ("conv+add", "inverted_residual")
 };
 
 struct ArenaReport {
