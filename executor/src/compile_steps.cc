@@ -61,8 +61,9 @@ class Compiler {
   void run() {
     const ModelGraph& g = c_.graph;
     if (options_.fusion) {
-      find_inverted_residuals();
-      find_fusable_adds();
+      const GraphUse use = graph_use();
+      find_inverted_residuals(use);
+      find_fusable_adds(use);
     }
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
       const auto& t = g.tensor(g.inputs[i]);
@@ -217,30 +218,44 @@ class Compiler {
   // The inverted-residual blocks: a depthwise convolution whose output only a pointwise
   // convolution reads, with the pointwise convolution before it whose output only it reads (where
   // there is one), each 8-bit output in between no output of the run.
-  void find_inverted_residuals() {
+  // Who reads and who writes each tensor of the graph: the fused blocks' conditions.
+  struct GraphUse {
+    std::map<std::string, int> readers;  // operations reading it, plus one if it is an output of the run
+    std::map<std::string, const GraphOp*> producer, reader;  // its writer, its (last) reading operation
+    int readers_of(const std::string& name) const { return readers.count(name) ? readers.at(name) : 0; }
+    const GraphOp* producer_of(const std::string& name) const { return producer.count(name) ? producer.at(name) : nullptr; }
+    const GraphOp* reader_of(const std::string& name) const { return reader.count(name) ? reader.at(name) : nullptr; }
+  };
+
+  GraphUse graph_use() const {
     const ModelGraph& g = c_.graph;
-    std::map<std::string, int> readers;
-    std::map<std::string, const GraphOp*> producer, reader;
+    GraphUse use;
     for (const GraphOp& op : g.ops) {
-      producer[op.output] = &op;
+      use.producer[op.output] = &op;
       for (const std::string& name : op.inputs) {
-        ++readers[name];
-        reader[name] = &op;
+        ++use.readers[name];
+        use.reader[name] = &op;
       }
     }
-    for (const std::string& name : g.outputs) ++readers[name];
-    for (const std::string& name : options_.extra_outputs) ++readers[name];
-    const auto conv_of = [](const GraphOp* op) -> const Conv2dProblem* {
-      if (op == nullptr || op->kind != GraphOpKind::layer || op->layer->op != OpKind::conv2d) return nullptr;
-      return &op->layer->conv;
-    };
-    for (const GraphOp& op : g.ops) {
+    for (const std::string& name : g.outputs) ++use.readers[name];
+    for (const std::string& name : options_.extra_outputs) ++use.readers[name];
+    return use;
+  }
+
+  // The convolution `op` computes, or null (no operation, or not a convolution layer).
+  static const Conv2dProblem* conv_of(const GraphOp* op) {
+    if (op == nullptr || op->kind != GraphOpKind::layer || op->layer->op != OpKind::conv2d) return nullptr;
+    return &op->layer->conv;
+  }
+
+  void find_inverted_residuals(const GraphUse& use) {
+    for (const GraphOp& op : c_.graph.ops) {
       const Conv2dProblem* middle = conv_of(&op);
-      if (middle == nullptr || !middle->depthwise() || readers[op.output] != 1) continue;
-      const GraphOp* project = reader.count(op.output) ? reader.at(op.output) : nullptr;
+      if (middle == nullptr || !middle->depthwise() || use.readers_of(op.output) != 1) continue;
+      const GraphOp* project = use.reader_of(op.output);
       if (conv_of(project) == nullptr || project->inputs[0] != op.output) continue;
-      const GraphOp* expand = producer.count(op.inputs[0]) ? producer.at(op.inputs[0]) : nullptr;
-      if (conv_of(expand) == nullptr || readers[expand->output] != 1 || block_of_.count(expand->output) ||
+      const GraphOp* expand = use.producer_of(op.inputs[0]);
+      if (conv_of(expand) == nullptr || use.readers_of(expand->output) != 1 || block_of_.count(expand->output) ||
           !inverted_residual_mismatch(conv_of(expand), *middle, *conv_of(project)).empty())
         expand = nullptr;
       if (!inverted_residual_mismatch(conv_of(expand), *middle, *conv_of(project)).empty()) continue;
@@ -312,23 +327,13 @@ class Compiler {
 
   // The quantized Adds that may take the convolution before them: the Add is the only reader of
   // a pointwise convolution's output, which is no output of the run.
-  void find_fusable_adds() {
-    const ModelGraph& g = c_.graph;
-    std::map<std::string, int> readers;
-    for (const GraphOp& op : g.ops)
-      for (const std::string& name : op.inputs) ++readers[name];
-    for (const std::string& name : g.outputs) ++readers[name];
-    for (const std::string& name : options_.extra_outputs) ++readers[name];
-    std::map<std::string, const GraphOp*> producer;
-    for (const GraphOp& op : g.ops) producer[op.output] = &op;
-    for (const GraphOp& op : g.ops) {
+  void find_fusable_adds(const GraphUse& use) {
+    for (const GraphOp& op : c_.graph.ops) {
       if (op.kind != GraphOpKind::add || op.inputs.size() != 2 || op.input_quantization.size() != 2) continue;
       for (const std::string& name : op.inputs) {
-        const auto it = producer.find(name);
-        if (it == producer.end() || it->second->kind != GraphOpKind::layer || it->second->layer->op != OpKind::conv2d ||
-            readers[name] != 1 || op.inputs[0] == op.inputs[1])
-          continue;
-        if (!plan_conv_strips(it->second->layer->conv, kStripBytes, kStripMinPixels)) continue;
+        const Conv2dProblem* conv = conv_of(use.producer_of(name));
+        if (conv == nullptr || use.readers_of(name) != 1 || op.inputs[0] == op.inputs[1]) continue;
+        if (!plan_conv_strips(*conv, kStripBytes, kStripMinPixels)) continue;
         fusable_add_of_[name] = &op;
         break;  // one convolution per Add
       }
