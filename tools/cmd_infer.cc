@@ -141,7 +141,7 @@ int run_infer(const qtune::cli::Args& args) {
   qtune::executor::ExecutorOptions options;
   options.threads = static_cast<int>(args.int_or("threads", 1, 1, 1024));
   options.import.input_shapes = qtune::cli::input_shapes(args);
-  options.fusion = args.flag("fusion");
+  options.fusion = qtune::cli::fusion_from_args(args);
   const Runtime runtime = qtune::cli::load_runtime(args);
   const auto executor = qtune::executor::ModelExecutor::load(model, runtime, options);
   const std::vector<std::string> file_names = output_file_names(executor.outputs(), extension);
@@ -174,7 +174,7 @@ int run_infer(const qtune::cli::Args&) {
 
 QTUNE_COMMAND("infer", "run a whole quantized ONNX model on input files and write its outputs (.npy or .pb)",
               "qtune infer --model MODEL.onnx --input NAME=FILE [--input NAME=FILE ...] --output DIR "
-              "[--format npy|pb] [--db FILE | --log FILE] [--target current|KEY] [--threads T] [--input-shape NAME=DIMS] [--fusion]",
+              "[--format npy|pb] [--db FILE | --log FILE] [--target current|KEY] [--threads T] [--input-shape NAME=DIMS] [--fusion | --no-fusion]",
               {{"model", true, "FILE  the quantized ONNX model (QOperator or QDQ form)"},
                {"input", true, "NAME=FILE  a model input from a .npy or ONNX TensorProto .pb file (one per input)", true},
                {"output", true, "DIR  where each graph output is written, named after it (created if needed)"},
@@ -184,5 +184,5 @@ QTUNE_COMMAND("infer", "run a whole quantized ONNX model on input files and writ
                {"target", true, "KEY  use the entries of this target ('current', the default, = this machine)"},
                {"threads", true, "T  thread budget of every operation (default 1)"},
                qtune::cli::input_shape_option(),
-               qtune::cli::fusion_option()},
+               qtune::cli::fusion_option(), qtune::cli::no_fusion_option()},
               run_infer);

@@ -130,7 +130,8 @@ int run_query(const qtune::cli::Args& args) {
     throw qtune::cli::UsageError("unexpected argument '" + args.positional().front() + "'");
   MeasurementFilter filter;
   if (auto op = args.value("op")) {
-    if (*op != "gemm" && *op != "conv2d") throw qtune::cli::UsageError("option --op must be gemm or conv2d, got '" + *op + "'");
+    if (*op != "gemm" && *op != "conv2d" && *op != "inverted_residual")
+      throw qtune::cli::UsageError("option --op must be gemm, conv2d or inverted_residual (blocks), got '" + *op + "'");
     filter.op = *op;
   }
   filter.shape_contains = args.value("shape");
@@ -163,10 +164,10 @@ int run_query(const qtune::cli::Args& args) {
 }  // namespace
 
 QTUNE_COMMAND("query", "list targets, workloads and best configurations; check a network is tuned (CI)",
-              "qtune query --db FILE [--op gemm|conv2d] [--shape TEXT] [--target current|KEY] [--json]\n"
+              "qtune query --db FILE [--op gemm|conv2d|inverted_residual] [--shape TEXT] [--target current|KEY] [--json]\n"
               "       qtune query --db FILE --require WORKLOADS.json [--target current|KEY] [--json]",
               {{"db", true, "FILE  the tuning database (opened read-only)"},
-               {"op", true, "OP  only workloads of this operator: gemm or conv2d"},
+               {"op", true, "OP  only workloads of this operator: gemm, conv2d or inverted_residual (a model's blocks of layers)"},
                {"shape", true, "TEXT  only workloads whose key or description contains TEXT (e.g. m=784)"},
                {"target", true, "KEY  only this target ('current' = this machine); default for --require: current"},
                {"require", true, "FILE  exit 0 when every layer of this workload file is tuned, 1 listing the missing"},

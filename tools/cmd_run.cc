@@ -364,11 +364,22 @@ void print_whole_model(const qtune::evaluation::WholeModelEvaluation& e, const q
                            {"arena_bytes", arena.arena_bytes},
                            {"peak_live_bytes", arena.peak_live_bytes},
                            {"all_tensor_bytes", arena.all_tensor_bytes},
-                           {"fused_steps", e.fused_steps}};
+                           {"fused_steps", e.fused_steps},
+                           {"gops", e.gops}};
+    if (e.peak_gops_per_core > 0) {
+      line["peak_instruction"] = e.peak_instruction;
+      line["peak_gops_per_core"] = e.peak_gops_per_core;
+      line["share_of_limit"] = e.share_of_limit;
+    }
     if (e.unfused) {
       line["unfused_ns"] = e.unfused->median_ns;
       line["unfused_quartiles_ns"] = {e.unfused->low_ns, e.unfused->high_ns};
       line["unfused_verdict"] = qtune::verdict(e.qtune, *e.unfused);
+    }
+    if (e.untuned) {
+      line["untuned_ns"] = e.untuned->median_ns;
+      line["untuned_quartiles_ns"] = {e.untuned->low_ns, e.untuned->high_ns};
+      line["untuned_verdict"] = qtune::verdict(e.qtune, *e.untuned);
     }
     for (std::size_t i = 0; i < e.onnxruntime.size(); ++i) {
       const std::string key = "onnxruntime_" + std::to_string(e.onnxruntime_threads[i]) + "t";
@@ -383,10 +394,22 @@ void print_whole_model(const qtune::evaluation::WholeModelEvaluation& e, const q
   std::cout << "\nwhole model (qtune's executor, " << model.steps().size() << " steps) at " << e.threads << " thread(s): "
             << ms(e.qtune.median_ns) << " ms (quartiles " << ms(e.qtune.low_ns) << " - " << ms(e.qtune.high_ns) << ", "
             << e.qtune.repetitions << " runs)\n";
+  if (e.peak_gops_per_core > 0) {
+    char limit[200];
+    std::snprintf(limit, sizeof limit, "  of limit: %.1f%% (%.3f GOP in %.3f ms against %d x %.0f GOP/s, %s registers only)\n",
+                  100 * e.share_of_limit, e.gops, e.qtune.median_ns / 1e6, e.threads, e.peak_gops_per_core,
+                  e.peak_instruction.c_str());
+    std::cout << limit;
+  }
   if (e.unfused)
-    std::cout << "  unfused (without --fusion; " << e.fused_steps << " fused blocks run as their operations one by one): " << ms(e.unfused->median_ns)
+    std::cout << "  unfused (--no-fusion; " << e.fused_steps << " fused blocks run as their operations one by one): " << ms(e.unfused->median_ns)
               << " ms (quartiles " << ms(e.unfused->low_ns) << " - " << ms(e.unfused->high_ns) << "); unfused/fused "
               << ratio(e.unfused->median_ns, e.qtune.median_ns) << " (" << qtune::verdict(e.qtune, *e.unfused) << ")\n";
+  if (e.untuned)
+    std::cout << "  untuned (no tuning records: every layer's default configuration, no tuned block): "
+              << ms(e.untuned->median_ns) << " ms (quartiles " << ms(e.untuned->low_ns) << " - " << ms(e.untuned->high_ns)
+              << "); untuned/tuned " << ratio(e.untuned->median_ns, e.qtune.median_ns) << " ("
+              << qtune::verdict(e.qtune, *e.untuned) << ")\n";
   for (std::size_t i = 0; i < e.onnxruntime.size(); ++i) {
     std::cout << "  onnxruntime " << e.onnxruntime_version << " session.run at " << e.onnxruntime_threads[i] << " thread(s): "
               << ms(e.onnxruntime[i].median_ns) << " ms (quartiles " << ms(e.onnxruntime[i].low_ns) << " - "
@@ -445,7 +468,8 @@ int run_network(const qtune::cli::Args& args) {
   qtune::WorkloadFile network;
   std::vector<qtune::evaluation::LayerValues> model_values;
 #ifdef QTUNE_HAVE_ONNX
-  std::optional<qtune::executor::ModelExecutor> whole_model, unfused_model;
+  std::optional<qtune::executor::ModelExecutor> whole_model, unfused_model, untuned_model;
+  const Runtime no_records;  // the untuned compilation's
 #endif
   if (model_path && only == "whole") {
     // The whole model only: the executor reads the model below.
@@ -479,14 +503,19 @@ int run_network(const qtune::cli::Args& args) {
     qtune::executor::ExecutorOptions executor_options;
     executor_options.threads = thread_budget;
     executor_options.import.input_shapes = qtune::cli::input_shapes(args);
-    executor_options.fusion = args.flag("fusion");
+    executor_options.fusion = qtune::cli::fusion_from_args(args);
     try {
       whole_model.emplace(qtune::executor::ModelExecutor::load(*model_path, rt, executor_options));
       // The reference a fused run is compared with, timed in the same rounds.
-      if (executor_options.fusion && std::any_of(whole_model->steps().begin(), whole_model->steps().end(),
+      if (std::any_of(whole_model->steps().begin(), whole_model->steps().end(),
                                                  [](const auto& step) { return step.fused; })) {
-        executor_options.fusion = false;
+        executor_options.fusion = qtune::executor::ExecutorOptions::Fusion::off;
         unfused_model.emplace(qtune::executor::ModelExecutor::load(*model_path, rt, executor_options));
+      }
+      // With tuning records, what they give the whole model: the model compiled without them.
+      if (rt.tuned_workloads() + rt.tuned_blocks() > 0) {
+        executor_options.fusion = qtune::cli::fusion_from_args(args);
+        untuned_model.emplace(qtune::executor::ModelExecutor::load(*model_path, no_records, executor_options));
       }
     } catch (const std::exception& e) {
       // The layers can still be timed one by one; the whole model needs every node.
@@ -500,6 +529,7 @@ int run_network(const qtune::cli::Args& args) {
     whole_options.onnxruntime = args.flag("onnxruntime");
     whole_options.input_shapes = qtune::cli::input_shapes(args);
     if (unfused_model) whole_options.unfused = &*unfused_model;
+    if (untuned_model) whole_options.untuned = &*untuned_model;
     print_whole_model(qtune::evaluation::evaluate_whole_model(*model_path, *whole_model, thread_budget, whole_options),
                       *whole_model, json);
   };
@@ -572,7 +602,7 @@ int run_network(const qtune::cli::Args& args) {
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
               "qtune run (--workloads FILE | --model FILE [--input-shape NAME=DIMS]) [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
               "[--rounding MODE] [--repetitions N] [--cache warm|cold] [--weights trained|uniform] [--no-store] [--onnxruntime] "
-              "[--only layers|whole] [--fusion] [--json]",
+              "[--only layers|whole] [--fusion | --no-fusion] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
                {"model", true, "FILE  a quantized ONNX model: its conv / matmul layers with their own weights and quantization"},
                qtune::cli::input_shape_option(),
@@ -599,6 +629,7 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                {"only", true, "layers|whole  with --model: only the layers one by one, or only the whole model end to end "
                               "(qtune's executor; default: both, the whole model last)"},
                qtune::cli::fusion_option(),
+               qtune::cli::no_fusion_option(),
                {"json", false, "one JSON object per line: each layer (type \"layer\"), then the total (type \"total\"), "
                                "then the whole model (type \"whole_model\")"}},
               run_network);

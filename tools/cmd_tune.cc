@@ -28,6 +28,9 @@
 #include "qtune/tuner/session_summary.h"
 #include "qtune/tuner/shard_partition.h"
 #include "operator_options.h"
+#ifdef QTUNE_HAVE_ONNX
+#include "qtune/evaluation/block_tuning.h"
+#endif
 #include "records_cli.h"
 
 namespace {
@@ -112,6 +115,26 @@ std::string command_line(const Args& args, const std::vector<qtune::cli::OptionS
   return line;
 }
 
+#ifdef QTUNE_HAVE_ONNX
+// The blocks' table: what the executor runs of each block beside its layers one by one.
+void print_block_summary(std::ostream& out, const std::vector<qtune::evaluation::BlockTuning>& blocks) {
+  if (blocks.empty()) return;
+  out << "\nblocks of layers (" << blocks.size()
+      << "; unfused = the layers one by one, chosen = what the executor runs: fused where that is 5% faster):\n";
+  for (const auto& b : blocks) {
+    out << "  " << b.name << ": ";
+    if (!b.best_ns || !b.unfused_ns) {
+      out << "no correct measurement of both (" << b.measured << " measured, " << b.errors << " failed)\n";
+      continue;
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, "unfused %.1f us, chosen %.1f us (%.2fx), %s", *b.unfused_ns / 1e3, *b.best_ns / 1e3,
+                  *b.unfused_ns / *b.best_ns, b.best_config.substr(0, b.best_config.find('|')).c_str());
+    out << line << "\n";
+  }
+}
+#endif
+
 const std::vector<qtune::cli::OptionSpec>& tune_options() {
   static const std::vector<qtune::cli::OptionSpec> options = [] {
     std::vector<qtune::cli::OptionSpec> own = {
@@ -127,6 +150,8 @@ const std::vector<qtune::cli::OptionSpec>& tune_options() {
       {"threads", true, "T  thread budget of every layer (part of the workload's identity)"},
       {"shard", true, "I/N  tune only shard I (0..N-1) of N: the distinct layers split by operations x trials, the same "
                       "split on every machine (fleet tuning; join the databases with qtune merge)"},
+      {"no-blocks", false, "with --model: tune the layers only, not the model's blocks of layers (inverted-residual "
+                           "blocks measured one by one and fused at each strip height after the layers)"},
       {"seed", true, "N  seed of the search (default 1)"},
       {"remeasure", false, "measure again configurations the database already has"},
       {"confirm", true, "N  after the search, measure each layer's N leading configurations and the default until each has 3 "
@@ -257,6 +282,13 @@ int run_tune(const Args& args) {
 
     g_stop_requested.store(false);
     SigintGuard sigint;  // before the measurer forks its worker
+    // A model's blocks are tuned after its layers (a shard tunes only layers: its machine holds no
+    // tuning of the other shards' layers, which the blocks run with).
+    const auto model = args.value("model");
+    const bool tune_blocks = model && !args.value("shard") && !args.flag("no-blocks");
+#ifdef QTUNE_HAVE_ONNX
+    if (tune_blocks) qtune::evaluation::register_block_operators();  // before the measurer forks
+#endif
     qtune::IsolatedMeasurer measurer;
     qtune::TuningSession session(to_tune, db, measurer, options, target);
 
@@ -278,6 +310,28 @@ int run_tune(const Args& args) {
     std::cout << "session " << session.session_id().value_or(0) << " (" << qtune::to_string(end) << ") on "
               << target.cpu << ", strategy " << strategy << "\n\n";
     qtune::print_summary(std::cout, session.layers(), options.measure, options.disturbance, others_busy);
+#ifdef QTUNE_HAVE_ONNX
+    if (tune_blocks && end != qtune::SessionEnd::interrupted) {
+      qtune::evaluation::BlockTuningOptions block_options;
+      block_options.target_key = target.key();
+      block_options.threads = to_tune.front().workload.threads;
+      block_options.measure = options.measure;
+      block_options.confirm = static_cast<int>(options.confirm_top);
+      block_options.session_id = session.session_id();
+      block_options.stop = &g_stop_requested;
+      block_options.progress = quiet ? nullptr : &std::cerr;
+      qtune::onnx_import::ImportOptions import;
+      import.input_shapes = qtune::cli::input_shapes(args);
+      const auto blocks = qtune::evaluation::tune_model_blocks(
+          qtune::onnx_import::read_model_graph(*model, import), db,
+          [&](const std::string& workload, const std::string& config, const qtune::MeasureSettings& settings) {
+            return measurer.measure_keys(workload, config, settings);
+          },
+          block_options);
+      print_block_summary(std::cout, blocks);
+      if (g_stop_requested.load()) return 130;
+    }
+#endif
     std::cout.flush();
     return end == qtune::SessionEnd::interrupted ? 130 : 0;
   });

@@ -15,12 +15,26 @@ OptionSpec input_shape_option() {
 
 OptionSpec fusion_option() {
   return {"fusion", false,
-          "run fused blocks in strips of rows: inverted-residual blocks (pointwise expansion, depthwise, pointwise "
-          "projection) with their intermediates in per-thread buffers, and a pointwise convolution with the quantized "
-          "Add that alone reads it (bit-exact; by default every operation runs by itself)"};
+          "besides the blocks the tuning records measured fused, run every other block fused by the executor's own "
+          "plan: inverted-residual blocks (pointwise expansion, depthwise, pointwise projection) in strips of rows with "
+          "their intermediates in per-thread buffers, and a pointwise convolution with the quantized Add that alone "
+          "reads it (bit-exact)"};
+}
+
+OptionSpec no_fusion_option() {
+  return {"no-fusion", false,
+          "run every operation by itself, also the blocks the tuning records measured fused (the reference a fused "
+          "run is compared with; by default those blocks run fused as the records say)"};
 }
 
 #ifdef QTUNE_HAVE_ONNX
+
+executor::ExecutorOptions::Fusion fusion_from_args(const Args& args) {
+  if (args.flag("fusion") && args.flag("no-fusion")) throw UsageError("give either --fusion or --no-fusion, not both");
+  if (args.flag("fusion")) return executor::ExecutorOptions::Fusion::all;
+  if (args.flag("no-fusion")) return executor::ExecutorOptions::Fusion::off;
+  return executor::ExecutorOptions::Fusion::tuned;
+}
 
 std::map<std::string, std::vector<std::int64_t>> input_shapes(const Args& args) {
   std::map<std::string, std::vector<std::int64_t>> shapes;

@@ -10,9 +10,13 @@
 #include "compiled_model.h"
 #include "fused_conv_add.h"
 #include "fused_inverted_residual.h"
+#include "graph_chains.h"
 #include "layout_ops.h"
 #include "parallel_ranges.h"
 #include "quantized_ops.h"
+#include "qtune/runtime/workload_of.h"
+#include "qtune/search_space/block_workload.h"
+#include "qtune/search_space/operator_spaces.h"
 
 namespace qtune::executor {
 namespace {
@@ -41,10 +45,6 @@ constexpr std::size_t kElementGrain = 16384;
 constexpr std::size_t kStripBytes = 12 * 1024;
 constexpr std::int64_t kStripMinPixels = 64;
 
-// An inverted-residual block's per-thread buffers (the expanded rows a strip reads, the depthwise
-// rows it writes): within the L2 of the targets beside the packed weights of its three members.
-constexpr std::size_t kBlockStripBytes = 256 * 1024;
-
 ImageShape image_of(const Slot& slot) {
   return {slot.shape[0], slot.shape[2], slot.shape[3], slot.shape[1]};
 }
@@ -60,10 +60,10 @@ class Compiler {
 
   void run() {
     const ModelGraph& g = c_.graph;
-    if (options_.fusion) {
-      const GraphUse use = graph_use();
+    if (options_.fusion != ExecutorOptions::Fusion::off) {
+      const GraphUse use = graph_use(c_.graph, options_.extra_outputs);
       find_inverted_residuals(use);
-      find_fusable_adds(use);
+      if (options_.fusion == ExecutorOptions::Fusion::all) find_fusable_adds(use);
     }
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
       const auto& t = g.tensor(g.inputs[i]);
@@ -215,57 +215,10 @@ class Compiler {
     std::vector<std::shared_ptr<runtime::PreparedConv2d>> prepared;
   };
 
-  // The inverted-residual blocks: a depthwise convolution whose output only a pointwise
-  // convolution reads, with the pointwise convolution before it whose output only it reads (where
-  // there is one), each 8-bit output in between no output of the run.
-  // Who reads and who writes each tensor of the graph: the fused blocks' conditions.
-  struct GraphUse {
-    std::map<std::string, int> readers;  // operations reading it, plus one if it is an output of the run
-    std::map<std::string, const GraphOp*> producer, reader;  // its writer, its (last) reading operation
-    int readers_of(const std::string& name) const { return readers.count(name) ? readers.at(name) : 0; }
-    const GraphOp* producer_of(const std::string& name) const { return producer.count(name) ? producer.at(name) : nullptr; }
-    const GraphOp* reader_of(const std::string& name) const { return reader.count(name) ? reader.at(name) : nullptr; }
-  };
-
-  GraphUse graph_use() const {
-    const ModelGraph& g = c_.graph;
-    GraphUse use;
-    for (const GraphOp& op : g.ops) {
-      use.producer[op.output] = &op;
-      for (const std::string& name : op.inputs) {
-        ++use.readers[name];
-        use.reader[name] = &op;
-      }
-    }
-    for (const std::string& name : g.outputs) ++use.readers[name];
-    for (const std::string& name : options_.extra_outputs) ++use.readers[name];
-    return use;
-  }
-
-  // The convolution `op` computes, or null (no operation, or not a convolution layer).
-  static const Conv2dProblem* conv_of(const GraphOp* op) {
-    if (op == nullptr || op->kind != GraphOpKind::layer || op->layer->op != OpKind::conv2d) return nullptr;
-    return &op->layer->conv;
-  }
-
   void find_inverted_residuals(const GraphUse& use) {
-    for (const GraphOp& op : c_.graph.ops) {
-      const Conv2dProblem* middle = conv_of(&op);
-      if (middle == nullptr || !middle->depthwise() || use.readers_of(op.output) != 1) continue;
-      const GraphOp* project = use.reader_of(op.output);
-      if (conv_of(project) == nullptr || project->inputs[0] != op.output) continue;
-      const GraphOp* expand = use.producer_of(op.inputs[0]);
-      if (conv_of(expand) == nullptr || use.readers_of(expand->output) != 1 || block_of_.count(expand->output) ||
-          !inverted_residual_mismatch(conv_of(expand), *middle, *conv_of(project)).empty())
-        expand = nullptr;
-      if (!inverted_residual_mismatch(conv_of(expand), *middle, *conv_of(project)).empty()) continue;
-      const std::size_t index = blocks_.size();
-      blocks_.push_back({});
-      for (const GraphOp* member : {expand, &op, project})
-        if (member != nullptr) {
-          blocks_.back().members.push_back(member);
-          block_of_[member->output] = index;
-        }
+    for (std::vector<const GraphOp*>& chain : inverted_residual_chains(c_.graph, use)) {
+      for (const GraphOp* member : chain) block_of_[member->output] = blocks_.size();
+      blocks_.push_back({std::move(chain), -1, {}});
     }
   }
 
@@ -282,36 +235,53 @@ class Compiler {
         conv(*block.members[i], i == 0 ? block.input : read(block.members[i]->inputs[0], true), block.prepared[i]);
   }
 
+  // The block fused as its tuning record says, else (under Fusion::all) by the executor's plan;
+  // false where it runs as its layers.
   bool fused_block(const Block& block) {
     std::vector<BlockMember> members;
+    BlockWorkload workload;
     for (std::size_t i = 0; i < block.members.size(); ++i) {
       if (!block.prepared[i]->library().empty()) return false;
       const onnx_import::ModelLayer& layer = *block.members[i]->layer;
       members.push_back({layer.conv, block.prepared[i]->config(), layer.weights.data(),
                          layer.bias.empty() ? nullptr : layer.bias.data()});
+      workload.members.push_back(runtime::workload_of(layer.conv, options_.threads));
     }
     const bool expands = members.size() == 3;
     std::optional<BlockMember> expand;
-    if (expands) expand = members[0];
-    const BlockMember& middle = members[expands ? 1 : 0];
-    const BlockMember& project = members.back();
     std::shared_ptr<const FusedInvertedResidual> fused;
+    std::string selection;
     try {
-      const std::int64_t rows = plan_inverted_residual_rows(expand ? &expand->problem : nullptr, middle.problem,
-                                                            kBlockStripBytes, kStripMinPixels, options_.threads);
-      if (rows == 0) return false;
-      fused = std::make_shared<const FusedInvertedResidual>(expand, middle, project, rows, options_.threads);
+      std::int64_t rows = 0;
+      if (const std::optional<std::string> tuned = runtime_.tuned_block(workload.key())) {
+        const BlockConfig config = BlockConfig::parse(*tuned, members.size());
+        if (!config.fused) return false;
+        const KnobSpace space = full_space(OpKind::conv2d);
+        for (std::size_t i = 0; i < members.size(); ++i)
+          members[i].config = to_conv2d_config(space.parse(config.member_configs[i]));
+        rows = config.rows;
+        selection = "tuned block " + *tuned;
+      } else {
+        if (options_.fusion != ExecutorOptions::Fusion::all) return false;
+        for (std::size_t i = 0; i < block.members.size(); ++i)
+          selection += (i ? " | " : "") + selection_text(block.prepared[i]->selection());
+        rows = plan_inverted_residual_rows(expands ? &members[0].problem : nullptr, members[expands ? 1 : 0].problem,
+                                           kInvertedResidualStripBytes, kInvertedResidualMinPixels, options_.threads);
+        if (rows == 0) return false;
+      }
+      if (expands) expand = members[0];
+      fused = std::make_shared<const FusedInvertedResidual>(expand, members[expands ? 1 : 0], members.back(), rows,
+                                                            options_.threads);
     } catch (const std::invalid_argument&) {
-      return false;  // a configuration cannot run a strip: the layers run one by one
+      return false;  // a configuration this CPU or a strip cannot run: the layers run one by one
     }
     const GraphOp& last = *block.members.back();
     const int in = block.input;
     const int out = write(last, true);
-    std::string name, op_type, selection;
+    std::string name, op_type;
     for (std::size_t i = 0; i < block.members.size(); ++i) {
       name += (i ? "+" : "") + block.members[i]->name;
       op_type += (i ? "+" : "") + block.members[i]->op_type;
-      selection += (i ? " | " : "") + selection_text(block.prepared[i]->selection());
     }
     Step step;
     step.info = {name, op_type, "inverted_residual",

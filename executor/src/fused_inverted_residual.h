@@ -46,6 +46,11 @@ std::string inverted_residual_mismatch(const Conv2dProblem* expand, const Conv2d
 // where that gives the threads too few strips to share evenly. 0 (no block) where the whole
 // intermediates fit in `target_bytes` (then nothing is kept out of memory that would not stay in
 // cache anyway) or no height gives each thread two strips.
+// The executor's plan where no tuning decides: buffers within the L2 of the targets beside the packed
+// weights of the three members, and strips of at least the conv+add blocks' GEMM rows.
+inline constexpr std::size_t kInvertedResidualStripBytes = 256 * 1024;
+inline constexpr std::int64_t kInvertedResidualMinPixels = 64;
+
 std::int64_t plan_inverted_residual_rows(const Conv2dProblem* expand, const Conv2dProblem& middle,
                                          std::size_t target_bytes, std::int64_t min_pixels, int threads);
 

@@ -1,5 +1,6 @@
 // Keys to a candidate: the text boundary of measurement, where built-in operators become typed
-// objects and test operators (which no Workload describes) go to their registered factory.
+// objects and registered operators (blocks of layers, tests' faulty ones: no Workload describes
+// them) go to their factory.
 #include "candidate_from_keys.h"
 
 #include <stdexcept>
@@ -7,7 +8,7 @@
 #include "operator_candidates.h"
 #include "qtune/kernels/cpu_features.h"
 #include "qtune/search_space/operator_spaces.h"
-#include "test_operators.h"
+#include "registered_operators.h"
 
 namespace qtune::detail {
 
@@ -15,7 +16,7 @@ std::unique_ptr<Candidate> make_candidate_from_keys(const std::string& workload_
                                                     std::uint64_t seed) {
   const std::string op = workload_key.substr(0, workload_key.find(':'));
   if (op != "gemm" && op != "conv2d") {
-    const CandidateFactory factory = test_operator(op);
+    const CandidateFactory factory = registered_operator(op);
     if (!factory)
       throw CandidateError(ErrorKind::invalid_workload, "workload key '" + workload_key + "': unknown operator '" + op +
                                                             "' (known: gemm, conv2d)");

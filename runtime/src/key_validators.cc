@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "qtune/search_space/block_workload.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/workload.h"
@@ -72,11 +73,30 @@ std::optional<KnobSpace> with_blocking_values_of(const KnobSpace& space, const s
   return KnobSpace(space.op(), std::move(knobs), {});
 }
 
+// The canonical spelling of a block's configuration: each member's a point of the conv2d space in
+// that space's spelling (an older qtune's in the spelling it gave it).
+std::string block_config_key(const std::map<OpKind, KnobSpace>& spaces, const std::string& workload_key,
+                             const std::string& config_key) {
+  const BlockWorkload block = BlockWorkload::parse_key(workload_key);
+  BlockConfig config = BlockConfig::parse(config_key, block.members.size());
+  for (std::string& member : config.member_configs) {
+    const Config parsed = spaces.at(OpKind::conv2d).parse(member);
+    require_canonical(member, spelled_without_newer_knobs(parsed, knob_names(member)));
+    member = parsed.key();
+  }
+  return config.key();
+}
+
 }  // namespace
 
 records::KeyValidators search_space_validators() {
   records::KeyValidators v;
   v.workload = [](const std::string& key) {
+    if (is_block_key(key)) {
+      const BlockWorkload block = BlockWorkload::parse_key(key);
+      require_canonical(key, block.key());
+      return records::WorkloadSummary{key, std::string(kInvertedResidualOp), block.gops(), block.describe()};
+    }
     const Workload workload = Workload::parse_key(key);
     require_canonical(key, workload.key());
     records::WorkloadSummary summary;
@@ -91,12 +111,14 @@ records::KeyValidators search_space_validators() {
   auto spaces = std::make_shared<const std::map<OpKind, KnobSpace>>(
       std::map<OpKind, KnobSpace>{{OpKind::gemm, full_space(OpKind::gemm)}, {OpKind::conv2d, full_space(OpKind::conv2d)}});
   v.config = [spaces](const std::string& workload_key, const std::string& config_key) {
+    if (is_block_key(workload_key)) return block_config_key(*spaces, workload_key, config_key);
     const Config config = spaces->at(Workload::parse_key(workload_key).op).parse(config_key);
     // An older qtune's key is accepted in the spelling that qtune gave it, and only in that one.
     require_canonical(config_key, spelled_without_newer_knobs(config, knob_names(config_key)));
     return config.key();
   };
   v.run_config = [spaces, strict = v.config](const std::string& workload_key, const std::string& config_key) {
+    if (is_block_key(workload_key)) return strict(workload_key, config_key);
     try {
       return strict(workload_key, config_key);
     } catch (const InvalidConfig&) {

@@ -11,6 +11,7 @@
 #include "qtune/records/tuning_log.h"
 #include "qtune/runtime/key_validators.h"
 #include "qtune/runtime/workload_of.h"
+#include "qtune/search_space/block_workload.h"
 #include "qtune/search_space/operator_spaces.h"
 #include "qtune/search_space/target.h"
 #include "qtune/search_space/target_compatibility.h"
@@ -49,6 +50,8 @@ TunedEntry parse_entry(const TunedConfig& e, std::size_t index) {
 // The kind of a stored configuration as parse_entry tells it ("qtune" where the keys do not parse:
 // parse_entry reports those).
 std::string candidate_kind_of(const records::MeasurementRecord& m) {
+  // A block's two kinds: the runtime weighs the fastest fused configuration against its layers.
+  if (is_block_key(m.workload_key)) return m.config_key.rfind("fused=0|", 0) == 0 ? "unfused" : "fused";
   try {
     const Workload workload = Workload::parse_key(m.workload_key);
     if (const auto library = to_library_config(full_space(workload.op).parse(m.config_key))) return library->library;
@@ -77,6 +80,21 @@ void keep_best_of_kind(std::vector<TunedEntry>& others, TunedEntry entry) {
   } else if (entry.median_ns < same->median_ns) {
     *same = std::move(entry);
   }
+}
+
+// A block's entry (block_workload.h): the fastest of its kind, fused or the layers one by one.
+void keep_block(Runtime::State& state, const TunedConfig& e, std::size_t index) {
+  const std::string where = "tuned entry " + std::to_string(index + 1) + " (block '" + e.workload_key + "')";
+  BlockConfig config;
+  try {
+    const BlockWorkload block = BlockWorkload::parse_key(e.workload_key);
+    config = BlockConfig::parse(e.config_key, block.members.size());
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(where + ": " + error.what());
+  }
+  TunedBlock& block = state.blocks[e.workload_key];
+  std::optional<TunedBlockConfig>& kept = config.fused ? block.fused : block.unfused;
+  if (!kept || e.median_ns < kept->median_ns) kept = TunedBlockConfig{e.config_key, e.median_ns};
 }
 
 }  // namespace
@@ -134,6 +152,10 @@ Runtime Runtime::from_entries(const std::vector<TunedConfig>& entries, RuntimeOp
       state->other_target_workloads.emplace(entries[i].target_key, entries[i].workload_key);
       continue;
     }
+    if (is_block_key(entries[i].workload_key)) {
+      keep_block(*state, entries[i], i);
+      continue;
+    }
     TunedEntry entry = parse_entry(entries[i], i);
     auto [it, inserted] = state->by_lookup_key.emplace(entry.lookup_key, state->entries.size());
     if (!inserted) {
@@ -185,6 +207,17 @@ Runtime Runtime::from_file(const std::string& path, RuntimeOptions options) {
 const std::string& Runtime::target_key() const { return state_->target_key; }
 const std::string& Runtime::target_differences() const { return state_->target_differences; }
 std::size_t Runtime::tuned_workloads() const { return state_->entries.size(); }
+std::size_t Runtime::tuned_blocks() const { return state_->blocks.size(); }
+
+std::optional<std::string> Runtime::tuned_block(const std::string& block_key) const {
+  const auto it = state_->blocks.find(block_key);
+  if (it == state_->blocks.end()) return std::nullopt;
+  const TunedBlock& b = it->second;
+  if (b.fused && (!b.unfused || fused_block_pays(b.fused->median_ns, b.unfused->median_ns))) return b.fused->config_key;
+  if (b.unfused) return b.unfused->config_key;
+  return std::nullopt;
+}
+
 std::size_t Runtime::other_target_workloads() const { return state_->other_target_workloads.size(); }
 
 void Runtime::set_warning_sink(WarningSink sink) {

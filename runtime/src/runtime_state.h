@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -26,6 +27,16 @@ struct TunedEntry {
   std::string kind;        // "qtune" for qtune's kernels, else the library (to_library_config)
 };
 
+// A block's tuned configurations (qtune/search_space/block_workload.h), kept as their keys (the
+// executor that runs the block parses them): the fastest fused one and the layers one by one.
+struct TunedBlockConfig {
+  std::string config_key;
+  double median_ns = 0;
+};
+struct TunedBlock {
+  std::optional<TunedBlockConfig> fused, unfused;
+};
+
 struct Runtime::State {
   // --- immutable after loading ---------------------------------------------------------------
   std::string target_key;
@@ -33,6 +44,7 @@ struct Runtime::State {
   std::vector<TunedEntry> entries;
   std::unordered_map<std::string, std::size_t> by_lookup_key;               // -> entries index
   std::unordered_map<std::string, std::vector<std::size_t>> by_family;      // family_key -> indices
+  std::unordered_map<std::string, TunedBlock> blocks;                       // block key -> its best
   // Per lookup key, the best entry of each kind other than the best entry's, fastest first: what
   // the layer runs when its best cannot run here (a library left out by QTUNE_LIBRARIES or
   // missing from this build, a foreign instruction set), before any neighbour's configuration.

@@ -1,6 +1,7 @@
 // The whole-model commands as a user runs them (`qtune infer`, `qtune run --model --only whole`)
 // and the executor's answers to bad input: an operation outside the supported set, a damaged model,
 // inputs of the wrong name, type or shape. Nothing is written when anything is wrong.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -8,6 +9,8 @@
 
 #include "qtune/executor/model_executor.h"
 #include "qtune/executor/tensor_files.h"
+#include "qtune/kernels/cpu_features.h"
+#include "qtune/kernels/gemm.h"
 #include "qtune/onnx_import/model.h"
 #include "qtune/onnx_import/model_graph.h"
 #include "tools/cli_harness.h"
@@ -83,7 +86,12 @@ TEST_F(WholeModelCommands, RunTimesTheWholeModelBesideOnnxRuntime) {
   EXPECT_NE(o.out.find("\"onnxruntime_1t_ns\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"onnxruntime_2t_ns\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"op_type\":\"QLinearConv\""), std::string::npos) << o.out;
-  // Without --fusion every operation runs by itself.
+  // The share of the arithmetic limit, where a register-only dot-product loop runs here.
+  const auto peaks = qtune::gemm_peak_loops();
+  if (std::any_of(peaks.begin(), peaks.end(), [](const auto& p) { return qtune::cpu_features().usable(p.isa); })) {
+    EXPECT_NE(o.out.find("\"share_of_limit\":0."), std::string::npos) << o.out;
+  }
+  // Without tuning records or --fusion every operation runs by itself.
   EXPECT_EQ(o.out.find("\"unfused_ns\""), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("QLinearConv+QLinearAdd"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"fused_steps\":0"), std::string::npos) << o.out;
@@ -94,12 +102,38 @@ TEST_F(WholeModelCommands, RunTimesTheWholeModelBesideOnnxRuntime) {
   // MobileNetV2's blocks end in a pointwise convolution and an Add: fused, and timed unfused beside.
   const auto fused = qtune("run --model m.onnx --only whole --fusion");
   ASSERT_EQ(fused.exit_code, 0) << fused.err;
-  EXPECT_NE(fused.out.find("unfused (without --fusion;"), std::string::npos) << fused.out;
+  EXPECT_NE(fused.out.find("unfused (--no-fusion;"), std::string::npos) << fused.out;
   EXPECT_NE(fused.out.find("QLinearConv+QLinearAdd"), std::string::npos) << fused.out;
   const auto fused_json = qtune("run --model m.onnx --only whole --fusion --json");
   ASSERT_EQ(fused_json.exit_code, 0) << fused_json.err;
   EXPECT_NE(fused_json.out.find("\"unfused_ns\""), std::string::npos) << fused_json.out;
   EXPECT_EQ(fused_json.out.find("\"fused_steps\":0"), std::string::npos) << fused_json.out;
+}
+
+// `qtune tune --model` tunes the model's blocks after its layers; `qtune run --model --db` runs each
+// block as its records say, beside the model without fusion and without the records.
+TEST_F(WholeModelCommands, TuneMeasuresTheBlocksAndRunUsesTheirRecords) {
+  build("network mobilenet_v2 --form qoperator --image 64", "m.onnx");
+  const auto tune = qtune("tune --model m.onnx --db t.db --trials 1 --confirm 0 --quiet");
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  EXPECT_NE(tune.out.find("blocks of layers ("), std::string::npos) << tune.out;
+  EXPECT_NE(tune.out.find("expanded_conv_1/expand+expanded_conv_1/depthwise+expanded_conv_1/project: unfused "),
+            std::string::npos) << tune.out;
+  const auto query = qtune("query --db t.db --op inverted_residual");
+  ASSERT_EQ(query.exit_code, 0) << query.err;
+  EXPECT_NE(query.out.find("inverted_residual:conv2d:"), std::string::npos) << query.out;
+  const auto layers_only = qtune("tune --model m.onnx --db layers.db --trials 1 --confirm 0 --quiet --no-blocks");
+  ASSERT_EQ(layers_only.exit_code, 0) << layers_only.err;
+  EXPECT_EQ(layers_only.out.find("blocks of layers"), std::string::npos) << layers_only.out;
+  const auto run = qtune("run --model m.onnx --db t.db --only whole --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("\"untuned_ns\""), std::string::npos) << run.out;
+  const auto off = qtune("run --model m.onnx --db t.db --only whole --json --no-fusion");
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_NE(off.out.find("\"fused_steps\":0"), std::string::npos) << off.out;
+  const auto both = qtune("run --model m.onnx --only whole --fusion --no-fusion");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.err.find("either --fusion or --no-fusion"), std::string::npos) << both.err;
 }
 
 TEST_F(WholeModelCommands, InferWithFusionWritesTheSameOutputs) {

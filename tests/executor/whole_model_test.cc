@@ -85,7 +85,7 @@ void check_against_onnxruntime(const std::string& build_arguments, const std::st
     SCOPED_TRACE(std::to_string(threads) + " thread(s)");
     qtune::executor::ExecutorOptions options;
     options.threads = threads;
-    options.fusion = fused;
+    options.fusion = fused ? qtune::executor::ExecutorOptions::Fusion::all : qtune::executor::ExecutorOptions::Fusion::tuned;
     const ModelExecutor executor = ModelExecutor::load(model, runtime, options);
     // The arena holds no more than the largest set of tensors live at one step, but for alignment.
     const auto& arena = executor.arena();
@@ -113,7 +113,7 @@ void check_against_onnxruntime(const std::string& build_arguments, const std::st
                                                 [](const auto& s) { return s.kind == "inverted_residual"; });
       if (inverted_residuals > 0) EXPECT_GE(blocks_of_kind, inverted_residuals);
       else EXPECT_EQ(blocks_of_kind, 0);
-      options.fusion = false;
+      options.fusion = qtune::executor::ExecutorOptions::Fusion::off;
       const ModelExecutor unfused = ModelExecutor::load(model, runtime, options);
       EXPECT_TRUE(std::none_of(unfused.steps().begin(), unfused.steps().end(), [](const auto& s) { return s.fused; }));
       EXPECT_LT(executor.steps().size(), unfused.steps().size());

@@ -52,7 +52,7 @@ class FaultCandidate final : public Candidate {
 };
 
 inline void register_fault_operator() {
-  register_test_operator("fault", [](const std::string& workload_key, const std::string& config_key,
+  register_operator("fault", [](const std::string& workload_key, const std::string& config_key,
                                      std::uint64_t) -> std::unique_ptr<Candidate> {
     const std::string prefix = "fault:n=";
     if (workload_key.rfind(prefix, 0) != 0)

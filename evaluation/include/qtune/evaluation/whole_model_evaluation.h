@@ -24,6 +24,9 @@ struct WholeModelOptions {
   // The same model compiled without fusion, timed in the same rounds (the reference a fused run
   // is compared with), or null.
   const executor::ModelExecutor* unfused = nullptr;
+  // The same model compiled without tuning records (every layer's default configuration, no
+  // block tuned), timed in the same rounds: what the tuning gives the whole model. Or null.
+  const executor::ModelExecutor* untuned = nullptr;
 };
 
 // The time of one op type (the ONNX op type of a step, "layout" for the executor's conversions).
@@ -38,7 +41,15 @@ struct WholeModelEvaluation {
   int threads = 1;
   CaseTiming qtune;                 // the executor's whole run
   std::optional<CaseTiming> unfused;  // WholeModelOptions::unfused's, when given
+  std::optional<CaseTiming> untuned;  // WholeModelOptions::untuned's, when given
   int fused_steps = 0;              // steps that run several operations as one block
+  // The arithmetic limit: the model's layers' operations (2 x MACs, 1e9) over the median run, as a
+  // share of `threads` cores at the fastest register-only dot-product loop usable here (its median
+  // GOP/s per core, timed once per round); 0 where no such loop is compiled in.
+  double gops = 0;
+  std::string peak_instruction;
+  double peak_gops_per_core = 0;
+  double share_of_limit = 0;
   std::vector<OpTypeTime> op_types;  // slowest first
   double other_than_layers_share = 0;  // steps that are not conv/matmul layers, of the summed step times
   std::string onnxruntime_version;

@@ -53,11 +53,16 @@ struct ExecutorOptions {
   // Extra graph tensors to return from run() after the graph's outputs (their names), for
   // comparing intermediates; they are kept out of the arena's reuse.
   std::vector<std::string> extra_outputs;
-  // Fused blocks (`--fusion`), each one step over strips of rows, bit-exact with the layers one by
-  // one: inverted-residual blocks (a pointwise expansion, a depthwise convolution and a pointwise
+  // Fused blocks, each one step over strips of rows, bit-exact with the layers one by one:
+  // inverted-residual blocks (a pointwise expansion, a depthwise convolution and a pointwise
   // projection, their intermediates in per-thread buffers), and a pointwise convolution whose
   // output only a quantized Add reads, with the Add (docs/model-executor.md, "Fused blocks").
-  bool fusion = false;
+  enum class Fusion : unsigned char {
+    off,    // every operation by itself (`--no-fusion`)
+    tuned,  // the blocks the tuning records measured fused as the records say (strip height, the
+            // members' configurations); the others by their layers
+    all,    // besides those, every other block fused by the executor's own plan (`--fusion`)
+  } fusion = Fusion::tuned;
 };
 
 // One compiled step, for profiles and reports.

@@ -2,10 +2,11 @@
 // weights packed, output buffer allocated. The measurer checks it once against the reference
 // and then times run().
 //
-// The product's operators (gemm, conv2d) are what a Workload describes. Tests register extra,
-// deliberately faulty operators with register_test_operator(); the product never does. A Workload
-// cannot describe those, so they exist only as keys ("fault:n=64"), found by the key's prefix
-// where keys arrive as text (measure_keys_in_process, the isolated worker).
+// The layers (gemm, conv2d) are what a Workload describes. Operators defined above measure register
+// a factory with register_operator(): the executor's blocks of layers (an inverted-residual block,
+// block_workload.h) and tests' deliberately faulty operators. A Workload cannot describe those, so
+// they exist only as keys ("inverted_residual:...", "fault:n=64"), found by the key's prefix where
+// keys arrive as text (measure_keys_in_process, the isolated worker).
 #pragma once
 
 #include <cstddef>
@@ -37,13 +38,13 @@ struct CandidateError : std::runtime_error {
   ErrorKind kind;
 };
 
-// A test operator's factory parses its own keys: the text boundary is the only place it is called.
+// A registered operator's factory parses its own keys: the text boundary is the only place it is called.
 using CandidateFactory = std::function<std::unique_ptr<Candidate>(
     const std::string& workload_key, const std::string& config_key, std::uint64_t seed)>;
 
-// Test-only: makes workload keys "<op>:..." resolve to `factory` (in this process and in isolated
+// Makes workload keys "<op>:..." resolve to `factory` (in this process and in isolated
 // workers started afterwards). Built-in operators cannot be replaced.
-void register_test_operator(const std::string& op, CandidateFactory factory);
+void register_operator(const std::string& op, CandidateFactory factory);
 
 // Throws CandidateError: invalid_workload when the workload does not validate, invalid_config when
 // `config` is not a point of the workload's space on this CPU, runtime_error.

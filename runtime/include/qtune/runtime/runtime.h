@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,12 @@ class Runtime {
   const std::string& target_differences() const;
   std::size_t tuned_workloads() const;       // workloads with a configuration for the target
   std::size_t other_target_workloads() const;  // tuned workloads of other targets, ignored
+  // Blocks of layers tuned as one unit (qtune/search_space/block_workload.h) for the target, and a
+  // block's configuration key (none when it was not tuned): its fastest fused configuration where
+  // that beats its layers one by one by the margin (fused_block_pays), else the layers one by one.
+  // The executor runs the block as it says.
+  std::size_t tuned_blocks() const;
+  std::optional<std::string> tuned_block(const std::string& block_key) const;
   void set_warning_sink(WarningSink sink);   // thread-safe
 
   // The choice for a layer without preparing it. Problems are validated (std::invalid_argument).

@@ -1,5 +1,5 @@
-// The operators tests register (register_test_operator in qtune/measure/candidate.h). Internal to
-// measure.
+// The operators registered from above measure (register_operator in qtune/measure/candidate.h).
+// Internal to measure.
 #pragma once
 
 #include <string>
@@ -9,6 +9,6 @@
 namespace qtune::detail {
 
 // The factory registered for `op`, or an empty one.
-CandidateFactory test_operator(const std::string& op);
+CandidateFactory registered_operator(const std::string& op);
 
 }  // namespace qtune::detail
