@@ -68,14 +68,12 @@ std::map<std::string, ConfigTime> config_times(const records::TuningDb& db, cons
 // As a tuning session confirms a layer's leading configurations (tuner/session.h).
 constexpr int kConfirmMeasurements = 3;
 
-bool unfused_key(const std::string& config_key) { return config_key.rfind("fused=0|", 0) == 0; }
-
 // The choice the runtime makes from these records (Runtime::tuned_block): the fastest fused
 // configuration where it pays by the margin, else the layers one by one.
 void summarize(const std::map<std::string, ConfigTime>& times, BlockTuning& t) {
   std::string unfused;
   for (const auto& [config, time] : times) {
-    if (unfused_key(config)) {
+    if (is_unfused_block_config(config)) {
       t.unfused_ns = time.ns;
       unfused = config;
     } else if (!t.best_ns || time.ns < *t.best_ns) {
@@ -94,7 +92,7 @@ std::vector<std::string> leading(const std::map<std::string, ConfigTime>& times,
   std::vector<std::pair<double, std::string>> fused;
   std::vector<std::string> chosen;
   for (const auto& [config, time] : times) {
-    if (unfused_key(config)) chosen.push_back(config);
+    if (is_unfused_block_config(config)) chosen.push_back(config);
     else fused.emplace_back(time.ns, config);
   }
   std::sort(fused.begin(), fused.end());

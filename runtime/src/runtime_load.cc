@@ -51,7 +51,7 @@ TunedEntry parse_entry(const TunedConfig& e, std::size_t index) {
 // parse_entry reports those).
 std::string candidate_kind_of(const records::MeasurementRecord& m) {
   // A block's two kinds: the runtime weighs the fastest fused configuration against its layers.
-  if (is_block_key(m.workload_key)) return m.config_key.rfind("fused=0|", 0) == 0 ? "unfused" : "fused";
+  if (is_block_key(m.workload_key)) return is_unfused_block_config(m.config_key) ? "unfused" : "fused";
   try {
     const Workload workload = Workload::parse_key(m.workload_key);
     if (const auto library = to_library_config(full_space(workload.op).parse(m.config_key))) return library->library;

@@ -43,6 +43,9 @@ struct BlockWorkload {
 inline constexpr double kFusedBlockMargin = 1.05;
 inline bool fused_block_pays(double fused_ns, double unfused_ns) { return fused_ns * kFusedBlockMargin < unfused_ns; }
 
+// Whether a block's configuration key runs its layers one by one ("fused=0|..."), without parsing it.
+inline bool is_unfused_block_config(std::string_view config_key) { return config_key.substr(0, 8) == "fused=0|"; }
+
 struct BlockConfig {
   bool fused = false;
   std::int64_t rows = 0;                    // fused: output rows of the depthwise convolution per strip
