@@ -3,8 +3,10 @@
 // point, as a quantized model chains them; weights as trained layers have them), checked against
 // the three convolutions run whole, one after another, by the scalar reference.
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <random>
+#include <utility>
 
 #include "qtune/evaluation/block_tuning.h"
 #include "qtune/executor/model_blocks.h"
@@ -18,62 +20,85 @@ std::size_t out_bytes_of(const Conv2dProblem& p) {
   return static_cast<std::size_t>(p.batch * p.out_h() * p.out_w() * p.out_c) * (p.out_type == DType::s32 ? 4 : 1);
 }
 
+// A block's drawn data and the reference output for it.
+struct BlockData {
+  std::vector<Conv2dProblem> problems;
+  std::vector<std::vector<std::int8_t>> weights;
+  std::vector<std::vector<std::int32_t>> biases;
+  std::vector<std::uint8_t> input, expected;
+};
+
+BlockData draw_block(const BlockWorkload& block, std::uint64_t seed) {
+  BlockData d;
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = 0; i < block.members.size(); ++i) {
+    Conv2dProblem p = block.members[i].conv2d_problem(seed + i);
+    if (i > 0) p.a_zero_point = d.problems[i - 1].requant.output_zero_point;
+    const auto k = static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups));
+    d.weights.push_back(draw_weights(WeightDistribution::trained, k * static_cast<std::size_t>(p.out_c),
+                                     static_cast<std::size_t>(p.out_c), rng));
+    std::uniform_int_distribution<std::int32_t> bias(-20000, 20000);
+    d.biases.emplace_back(static_cast<std::size_t>(p.out_c));
+    for (auto& b : d.biases.back()) b = bias(rng);
+    d.problems.push_back(std::move(p));
+  }
+  const Conv2dProblem& first = d.problems.front();
+  d.input.resize(static_cast<std::size_t>(first.batch * first.in_h * first.in_w * first.in_c));
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (auto& b : d.input) b = static_cast<std::uint8_t>(byte(rng));
+  std::vector<std::uint8_t> in = d.input;
+  for (std::size_t i = 0; i < d.problems.size(); ++i) {
+    std::vector<std::uint8_t> out(out_bytes_of(d.problems[i]));
+    conv2d_reference(d.problems[i], in.data(), d.weights[i].data(), d.biases[i].data(), out.data());
+    in = std::move(out);
+  }
+  d.expected = std::move(in);
+  return d;
+}
+
+// The last block's data, kept: a tuner measures one block's candidates one after another, and the
+// scalar reference of a large block takes long (as measure's reference_data keeps each layer's).
+std::shared_ptr<const BlockData> block_data(const BlockWorkload& block, std::uint64_t seed) {
+  static std::mutex mutex;
+  static std::pair<std::string, std::uint64_t> kept_for;
+  static std::shared_ptr<const BlockData> kept;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (kept && kept_for == std::make_pair(block.key(), seed)) return kept;
+  kept = std::make_shared<const BlockData>(draw_block(block, seed));
+  kept_for = {block.key(), seed};
+  return kept;
+}
+
 class BlockCandidate final : public Candidate {
  public:
-  BlockCandidate(const BlockWorkload& block, const BlockConfig& config, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    for (std::size_t i = 0; i < block.members.size(); ++i) {
-      Conv2dProblem p = block.members[i].conv2d_problem(seed + i);
-      if (i > 0) p.a_zero_point = problems_[i - 1].requant.output_zero_point;
-      const auto k = static_cast<std::size_t>(p.kernel_h * p.kernel_w * (p.in_c / p.groups));
-      weights_.push_back(draw_weights(WeightDistribution::trained, k * static_cast<std::size_t>(p.out_c),
-                                      static_cast<std::size_t>(p.out_c), rng));
-      std::uniform_int_distribution<std::int32_t> bias(-20000, 20000);
-      biases_.emplace_back(static_cast<std::size_t>(p.out_c));
-      for (auto& b : biases_.back()) b = bias(rng);
-      problems_.push_back(std::move(p));
-    }
-    const Conv2dProblem& first = problems_.front();
-    input_.resize(static_cast<std::size_t>(first.batch * first.in_h * first.in_w * first.in_c));
-    std::uniform_int_distribution<int> byte(0, 255);
-    for (auto& b : input_) b = static_cast<std::uint8_t>(byte(rng));
-    std::vector<std::uint8_t> in = input_;
-    for (std::size_t i = 0; i < problems_.size(); ++i) {
-      std::vector<std::uint8_t> out(out_bytes_of(problems_[i]));
-      conv2d_reference(problems_[i], in.data(), weights_[i].data(), biases_[i].data(), out.data());
-      in = std::move(out);
-    }
-    expected_ = std::move(in);
-    output_.resize(expected_.size());
+  BlockCandidate(const BlockWorkload& block, const BlockConfig& config, std::uint64_t seed)
+      : data_(block_data(block, seed)), output_(data_->expected.size()), gops_(block.gops()) {
     std::vector<executor::BlockLayer> layers;
-    for (std::size_t i = 0; i < problems_.size(); ++i)
-      layers.push_back({problems_[i], weights_[i].data(), biases_[i].data()});
+    for (std::size_t i = 0; i < data_->problems.size(); ++i)
+      layers.push_back({data_->problems[i], data_->weights[i].data(), data_->biases[i].data()});
     try {
       block_.emplace(layers, config, block.members.front().threads);
     } catch (const std::invalid_argument& e) {
       throw CandidateError(ErrorKind::invalid_config, e.what());
     }
-    gops_ = block.gops();
   }
 
-  void run() override { block_->run(input_.data(), output_.data()); }
+  void run() override { block_->run(data_->input.data(), output_.data()); }
 
   std::string check() override {
     std::memset(output_.data(), 0xA5, output_.size());  // elements never written are caught too
     run();
-    const Conv2dProblem& last = problems_.back();
+    const Conv2dProblem& last = data_->problems.back();
     const std::size_t element = last.out_type == DType::s32 ? 4 : 1;
-    return compare_outputs(output_.data(), expected_.data(), expected_.size() / element, last.out_type,
+    return compare_outputs(output_.data(), data_->expected.data(), data_->expected.size() / element, last.out_type,
                            static_cast<std::size_t>(last.out_c));
   }
 
   double gops() const override { return gops_; }
 
  private:
-  std::vector<Conv2dProblem> problems_;
-  std::vector<std::vector<std::int8_t>> weights_;
-  std::vector<std::vector<std::int32_t>> biases_;
-  std::vector<std::uint8_t> input_, expected_, output_;
+  std::shared_ptr<const BlockData> data_;
+  std::vector<std::uint8_t> output_;
   std::optional<executor::PreparedBlock> block_;
   double gops_ = 0;
 };
