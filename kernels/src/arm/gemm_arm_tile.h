@@ -276,8 +276,16 @@ struct ArmGemmTile {
           vst1_u8(next + 4, rest);
         }
       } else {
+        // Every vector of the tile scaled before any is narrowed: independent work between each
+        // instruction and its result's use, which an in-order core (Cortex-A55) needs.
+        int32x4_t q[kMr][kVecs];
 #pragma GCC unroll 8
-        for (int i = 0; i < kMr; ++i) write_row(rows.v[i], lanes, out, c + i * args.ldc, kNr);
+        for (int i = 0; i < kMr; ++i) {
+#pragma GCC unroll 4
+          for (int j = 0; j < kVecs; ++j) q[i][j] = neon::epilogue4(rows.v[i][j], lanes[j]);
+        }
+#pragma GCC unroll 8
+        for (int i = 0; i < kMr; ++i) store_row<Mode, Plain>(c + i * args.ldc, q[i], out, kNr);
       }
       return;
     }

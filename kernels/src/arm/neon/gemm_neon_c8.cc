@@ -57,19 +57,34 @@ struct NeonC8Core {
     }
   }
 
-  // One k group: every row's 8 values against every column's 8. A column's products are
-  // accumulated after the next column's are formed, so an in-order core does not wait for smull's
-  // result (the file is compiled in source order, see above).
+  // Registers in flight beside the MR x NR accumulators and MR rows of A: the products of kLag + 1
+  // columns and kAhead + 1 columns of B. Where they fit, products wait two columns before they are
+  // accumulated and B is loaded three columns before its multiplies, so that an in-order core
+  // (Cortex-A55) issues neither sadalp nor smull before its operand is ready; otherwise (2x12) one
+  // column and none, which fills the 32 registers.
+  static constexpr int kDeepLag = 2, kDeepAhead = 3;
+  static constexpr bool kDeep = MR * NR + MR + MR * (kDeepLag + 1) + kDeepAhead + 1 <= 32;
+  static constexpr int kLag = kDeep ? kDeepLag : 1;
+  static constexpr int kAhead = kDeep ? kDeepAhead : 0;
+
+  // One k group: every row's 8 values against every column's 8. The file is compiled in source
+  // order (see above), so the loads, multiplies and accumulations issue as written here.
   static inline void step(Acc& acc, const int8x8_t (&a)[MR], const std::uint8_t* b) {
     const auto* column = reinterpret_cast<const std::int8_t*>(b);
-    int16x8_t products[2][MR];
-    for (int c = 0; c <= NR; ++c) {
+    int8x8_t bv[kAhead + 1];
+    for (int c = 0; c < kAhead && c < NR; ++c) bv[c] = vld1_s8(column + 8 * c);
+    int16x8_t products[kLag + 1][MR];
+    for (int c = 0; c < NR + kLag; ++c) {
       if (c < NR) {
-        const int8x8_t bc = vld1_s8(column + 8 * c);
-        for (int i = 0; i < MR; ++i) products[c % 2][i] = vmull_s8(a[i], bc);
+        if (c + kAhead < NR) bv[(c + kAhead) % (kAhead + 1)] = vld1_s8(column + 8 * (c + kAhead));
+        const int8x8_t bc = bv[c % (kAhead + 1)];
+        for (int i = 0; i < MR; ++i) products[c % (kLag + 1)][i] = vmull_s8(a[i], bc);
       }
-      if (c > 0) {
-        for (int i = 0; i < MR; ++i) acc.v[i][c - 1] = vpadalq_s16(acc.v[i][c - 1], products[(c - 1) % 2][i]);
+      if (c >= kLag) {
+        const int done = c - kLag;
+        for (int i = 0; i < MR; ++i) {
+          acc.v[i][done] = vpadalq_s16(acc.v[i][done], products[done % (kLag + 1)][i]);
+        }
       }
     }
   }
