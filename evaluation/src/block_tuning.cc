@@ -125,17 +125,26 @@ std::vector<BlockTuning> tune_model_blocks(const onnx_import::ModelGraph& graph,
       if (!db.has_measured(t.workload_key, options.target_key, candidate.key())) measure_one(candidate.key());
     }
     // The layers one by one and the leading fused candidates measured again, in turns, until each
-    // has three measurements: one quiet or busy moment of a shared machine decides nothing.
-    std::map<std::string, int> attempts;  // a candidate that keeps failing is not measured forever
-    for (bool again = options.confirm > 0; again && !stopped();) {
-      again = false;
+    // has three measurements: one quiet or busy moment of a shared machine decides nothing. As a
+    // tuning session does (tuner/session.cc, confirm_layer), a candidate that rises into the lead
+    // later is measured in the same turns as those before it; a candidate that keeps failing is
+    // not measured forever.
+    std::vector<std::string> finalists;
+    std::map<std::string, int> attempts;
+    for (int pass = 0; options.confirm > 0 && pass < 4 * kConfirmMeasurements && !stopped(); ++pass) {
       const std::map<std::string, ConfigTime> times = config_times(db, t.workload_key, options.target_key);
+      bool due = false;
       for (const std::string& config : leading(times, options.confirm)) {
-        if (times.at(config).measurements >= kConfirmMeasurements || ++attempts[config] > 2 * kConfirmMeasurements ||
-            stopped())
-          continue;
+        const bool enough = times.at(config).measurements >= kConfirmMeasurements;
+        if (enough || attempts[config] >= 2 * kConfirmMeasurements) continue;
+        due = true;
+        if (std::find(finalists.begin(), finalists.end(), config) == finalists.end()) finalists.push_back(config);
+      }
+      if (!due) break;
+      for (const std::string& config : finalists) {
+        if (stopped()) break;
+        ++attempts[config];
         measure_one(config);
-        again = true;
       }
     }
     summarize(config_times(db, t.workload_key, options.target_key), t);

@@ -242,6 +242,37 @@ TEST_F(SessionTest, ALuckyMeasurementDoesNotPickTheBest) {
       << "the database picks by the median of a configuration's measurements too";
 }
 
+TEST_F(SessionTest, ALaterLeaderIsConfirmedInTurnWithTheConfirmedOnes) {
+  auto db = open_db();
+  testing::FakeMeasurer measurer;
+  // The default (the first configuration measured) runs at 100 GOP/s, the second one tried at 90,
+  // the others at 50; the first two confirming measurements fall in a moment when the machine runs
+  // everything at 0.7 times its speed. They are the default's: its median drops to 70, the second
+  // configuration leads, and measured alone in the quiet moment after it would be picked.
+  std::map<std::string, double> speed;
+  std::size_t calls = 0;
+  const std::size_t trials = 6;
+  measurer.gops = [&](const std::string&, const std::string& config) -> std::optional<double> {
+    if (!speed.count(config)) speed[config] = speed.empty() ? 100.0 : speed.size() == 1 ? 90.0 : 50.0;
+    ++calls;
+    const bool slow_moment = calls == trials + 1 || calls == trials + 2;
+    return speed[config] * (slow_moment ? 0.7 : 1.0);
+  };
+  auto o = options(trials);
+  o.confirm_top = 1;
+  o.confirm_samples = 3;
+  TuningSession session({layer_}, db, measurer, o);
+  EXPECT_EQ(session.run(), SessionEnd::completed);
+  const Config& fastest = session.layers()[0].default_config;
+  ASSERT_TRUE(session.layers()[0].best_config.has_value());
+  EXPECT_EQ(session.layers()[0].best_config->key(), fastest.key());
+  EXPECT_EQ(db.best(layer_.workload.key(), current_target().key())->measurement.config_key, fastest.key())
+      << "the default was measured again in the quiet moment, in turn with the new leader";
+  std::map<std::string, int> times;
+  for (const auto& c : measurer.calls) ++times[c.second];
+  EXPECT_EQ(times[fastest.key()], 4) << "three, then once beside the new leader, after which it leads again";
+}
+
 TEST(SessionSummary, EstimatesTheNetworkCountWeighted) {
   LayerStatus a;
   a.name = "a";

@@ -360,13 +360,20 @@ struct TuningSession::Run {
     return search_end;
   }
 
-  // Each pass measures every leading configuration that still lacks samples once, so their
-  // measurements interleave; a configuration that rises into the lead joins the next pass.
+  // Each pass measures every finalist once, so that their measurements interleave. The finalists
+  // are the leading configurations that lack samples (due_for_confirmation) and every one that
+  // was due in an earlier pass: a configuration that rises into the lead later is measured in the
+  // same passes as those confirmed before it, never against their measurements of another moment
+  // alone (a shared machine can be slower for everything for a while).
   std::optional<SessionEnd> confirm_layer(std::size_t t) {
+    std::vector<Config> finalists;
     for (std::size_t pass = 0; pass < 4 * options.confirm_samples; ++pass) {
       const std::vector<Config> due = due_for_confirmation(t);
       if (due.empty()) return std::nullopt;
       for (const Config& config : due) {
+        if (std::find(finalists.begin(), finalists.end(), config) == finalists.end()) finalists.push_back(config);
+      }
+      for (const Config& config : finalists) {
         if (auto end = cut_short()) return end;
         const std::optional<MeasureResult> result = measure(t, config);
         if (!result) return SessionEnd::interrupted;

@@ -47,9 +47,10 @@ struct SessionOptions {
   std::size_t round_size = 8;               // trials per scheduler round
   // When the search ends, each layer's leading configurations (this many, and the default) are
   // measured again, one after the other in turn, until each has confirm_samples successful
-  // measurements. A configuration's time is the median of its measurements
-  // (records/best_selection.h), so on a shared machine no single disturbed or lucky timing picks
-  // the best. confirm_top = 0 turns it off.
+  // measurements; one that rises into the lead meanwhile is measured in turn with those before
+  // it. A configuration's time is the median of its measurements (records/best_selection.h), so
+  // on a shared machine no single disturbed or lucky timing picks the best. confirm_top = 0 turns
+  // it off.
   std::size_t confirm_top = 3;
   std::size_t confirm_samples = 3;
   MeasureSettings measure = MeasureSettings::tuning();
