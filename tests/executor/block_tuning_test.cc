@@ -5,6 +5,8 @@
 // its best record says, with the outputs of the model run layer by layer.
 #include <algorithm>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -145,8 +147,10 @@ TEST(BlockTuning, TheExecutorRunsEachBlockAsItsBestRecordSays) {
     options.threads = 2;
     options.measure = quick_blocks();
     int calls = 0;
+    std::vector<std::pair<std::string, std::string>> measured_keys;
     const evaluation::KeyMeasure measure = [&](const std::string& w, const std::string& c, const MeasureSettings& s) {
       ++calls;
+      measured_keys.emplace_back(w, c);
       return measure_keys_in_process(w, c, s);
     };
     const auto tuned = evaluation::tune_model_blocks(graph, db, measure, options);
@@ -155,10 +159,22 @@ TEST(BlockTuning, TheExecutorRunsEachBlockAsItsBestRecordSays) {
       EXPECT_EQ(t.errors, 0) << t.name;
       EXPECT_TRUE(t.unfused_ns && t.best_ns) << t.name;
     }
-    // Resumable: nothing is measured twice.
-    const int first = calls;
+    // Resumable: no candidate is measured again, nor a confirmed one; only a leader whose
+    // confirmation the first call left unfinished (its passes are bounded; a busy machine can keep
+    // changing the lead) has measurements added.
+    const auto correct_measurements = [&](const std::string& w, const std::string& c) {
+      records::MeasurementFilter filter;
+      filter.workload_key = w;
+      filter.correct_only = true;
+      int n = 0;
+      for (const auto& m : db.measurements(filter)) n += m.config_key == c ? 1 : 0;
+      return n;
+    };
+    std::map<std::pair<std::string, std::string>, int> before;
+    for (const auto& key : measured_keys) before[key] = correct_measurements(key.first, key.second);
+    measured_keys.clear();
     evaluation::tune_model_blocks(graph, db, measure, options);
-    EXPECT_EQ(calls, first);
+    for (const auto& key : measured_keys) EXPECT_LT(before[key], 3) << key.second << " was measured again";
     // Force each block's choice: the even ones fused at their smallest strip, the odd ones not.
     int index = 0;
     for (const auto& t : tuned) {
@@ -176,8 +192,11 @@ TEST(BlockTuning, TheExecutorRunsEachBlockAsItsBestRecordSays) {
         }
       }
       ASSERT_FALSE(chosen.empty()) << t.name;
-      // As many forced measurements as the confirmation made: the lower median is a forced one.
-      for (int i = 1; i <= 4; ++i) {
+      // More forced measurements than the configuration has (the confirmation measures a finalist
+      // as often as newcomers join it): the lower median is a forced one.
+      int measured = 0;
+      for (const auto& m : db.measurements(filter)) measured += m.config_key == chosen ? 1 : 0;
+      for (int i = 1; i <= measured + 1; ++i) {
         records::MeasurementRecord forced = db.measurements(filter).front();
         forced.config_key = chosen;
         forced.stats->median_ns = forced.stats->min_ns = forced.stats->mean_ns = i;
