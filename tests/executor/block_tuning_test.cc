@@ -146,10 +146,8 @@ TEST(BlockTuning, TheExecutorRunsEachBlockAsItsBestRecordSays) {
     options.target_key = target;
     options.threads = 2;
     options.measure = quick_blocks();
-    int calls = 0;
     std::vector<std::pair<std::string, std::string>> measured_keys;
     const evaluation::KeyMeasure measure = [&](const std::string& w, const std::string& c, const MeasureSettings& s) {
-      ++calls;
       measured_keys.emplace_back(w, c);
       return measure_keys_in_process(w, c, s);
     };
