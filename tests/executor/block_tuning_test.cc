@@ -192,8 +192,7 @@ TEST(BlockTuning, TheExecutorRunsEachBlockAsItsBestRecordSays) {
       ASSERT_FALSE(chosen.empty()) << t.name;
       // More forced measurements than the configuration has (the confirmation measures a finalist
       // as often as newcomers join it): the lower median is a forced one.
-      int measured = 0;
-      for (const auto& m : db.measurements(filter)) measured += m.config_key == chosen ? 1 : 0;
+      const int measured = correct_measurements(t.workload_key, chosen);
       for (int i = 1; i <= measured + 1; ++i) {
         records::MeasurementRecord forced = db.measurements(filter).front();
         forced.config_key = chosen;
