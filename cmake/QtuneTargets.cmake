@@ -45,7 +45,14 @@ endfunction()
 # qtune_isa_sources(<target> <flags-list> <sources...>)
 # Each instruction set is compiled in its own translation units with its own flags, so that the
 # rest of the library stays baseline and a variant is only ever called after run-time detection.
+#
+# Sanitized builds compile them at -Og: with ASan and UBSan instrumenting every vector temporary, -O1's
+# scalar replacement and invariant motion made these the largest part of that build's time
+# (docs/measurements.md, Build and test times); every sanitizer check stays.
 function(qtune_isa_sources target flags)
   target_sources(${target} PRIVATE ${ARGN})
+  if(QTUNE_SANITIZE)
+    list(APPEND flags -Og)
+  endif()
   set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "${flags}")
 endfunction()

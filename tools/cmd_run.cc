@@ -455,6 +455,7 @@ int run_network(const qtune::cli::Args& args) {
 #endif
   const std::string workloads_path = model_path ? *model_path : args.required("workloads");
   const int repetitions = static_cast<int>(args.int_or("repetitions", 5, 1, 1000));
+  if (args.value("rounds") && !model_path) throw qtune::cli::UsageError("--rounds times the whole model: it needs --model FILE");
   const auto threads = args.value("threads");
   const int thread_budget = static_cast<int>(args.int_or("threads", 1, 1, 1024));
   const bool json = args.flag("json");
@@ -527,6 +528,7 @@ int run_network(const qtune::cli::Args& args) {
     if (!whole_model) return;
     qtune::evaluation::WholeModelOptions whole_options;
     whole_options.onnxruntime = args.flag("onnxruntime");
+    whole_options.rounds = static_cast<int>(args.int_or("rounds", whole_options.rounds, 1, 1000));
     whole_options.input_shapes = qtune::cli::input_shapes(args);
     if (unfused_model) whole_options.unfused = &*unfused_model;
     if (untuned_model) whole_options.untuned = &*untuned_model;
@@ -601,7 +603,7 @@ int run_network(const qtune::cli::Args& args) {
 
 QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration, the default and oneDNN",
               "qtune run (--workloads FILE | --model FILE [--input-shape NAME=DIMS]) [--db FILE | --log FILE] [--target current|KEY] [--threads T] "
-              "[--rounding MODE] [--repetitions N] [--cache warm|cold] [--weights trained|uniform] [--no-store] [--onnxruntime] "
+              "[--rounding MODE] [--repetitions N] [--rounds R] [--cache warm|cold] [--weights trained|uniform] [--no-store] [--onnxruntime] "
               "[--only layers|whole] [--fusion | --no-fusion] [--json]",
               {{"workloads", true, "FILE  the network's layers (workloads/<network>.json)"},
                {"model", true, "FILE  a quantized ONNX model: its conv / matmul layers with their own weights and quantization"},
@@ -617,6 +619,10 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                {"repetitions", true, "N  timed repetitions per layer and variant, one per placement in memory up to " +
                                         std::to_string(qtune::evaluation::kPlacements) +
                                         " placements, then shared among them; the median is reported (default 5)"},
+               {"rounds", true,
+                "R  with --model: alternations of the whole model's timing (qtune, its references and onnxruntime, "
+                "each at least 3 runs and 0.2 s per round); the median over every round's runs is reported "
+                "(default " + std::to_string(qtune::evaluation::WholeModelOptions{}.rounds) + ")"},
                qtune::cli::cache_option(),
                {"weights", true,
                 "trained|uniform  the weights drawn for a workload file's layers: trained (default), per channel "

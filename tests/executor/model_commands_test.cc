@@ -80,7 +80,7 @@ TEST_F(WholeModelCommands, InferRefusesBadInputsAndWritesNothing) {
 
 TEST_F(WholeModelCommands, RunTimesTheWholeModelBesideOnnxRuntime) {
   build("network mobilenet_v2 --form qoperator --image 64", "m.onnx");
-  const auto o = qtune("run --model m.onnx --only whole --onnxruntime --json");
+  const auto o = qtune("run --model m.onnx --only whole --rounds 2 --onnxruntime --json");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("\"type\":\"whole_model\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"onnxruntime_1t_ns\""), std::string::npos) << o.out;
@@ -95,19 +95,26 @@ TEST_F(WholeModelCommands, RunTimesTheWholeModelBesideOnnxRuntime) {
   EXPECT_EQ(o.out.find("\"unfused_ns\""), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("QLinearConv+QLinearAdd"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"fused_steps\":0"), std::string::npos) << o.out;
-  const auto text = qtune("run --model m.onnx --only whole");
+  const auto text = qtune("run --model m.onnx --only whole --rounds 2");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("whole model (qtune's executor"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("operations other than conv/matmul"), std::string::npos) << text.out;
   // MobileNetV2's blocks end in a pointwise convolution and an Add: fused, and timed unfused beside.
-  const auto fused = qtune("run --model m.onnx --only whole --fusion");
+  const auto fused = qtune("run --model m.onnx --only whole --rounds 2 --fusion");
   ASSERT_EQ(fused.exit_code, 0) << fused.err;
   EXPECT_NE(fused.out.find("unfused (--no-fusion;"), std::string::npos) << fused.out;
   EXPECT_NE(fused.out.find("QLinearConv+QLinearAdd"), std::string::npos) << fused.out;
-  const auto fused_json = qtune("run --model m.onnx --only whole --fusion --json");
+  const auto fused_json = qtune("run --model m.onnx --only whole --rounds 2 --fusion --json");
   ASSERT_EQ(fused_json.exit_code, 0) << fused_json.err;
   EXPECT_NE(fused_json.out.find("\"unfused_ns\""), std::string::npos) << fused_json.out;
   EXPECT_EQ(fused_json.out.find("\"fused_steps\":0"), std::string::npos) << fused_json.out;
+  // The rounds time a whole model: a network of workloads has none to time.
+  const auto no_model = qtune("run --workloads w.json --rounds 2");
+  EXPECT_NE(no_model.exit_code, 0);
+  EXPECT_NE(no_model.err.find("--rounds"), std::string::npos) << no_model.err;
+  const auto zero = qtune("run --model m.onnx --only whole --rounds 0");
+  EXPECT_NE(zero.exit_code, 0);
+  EXPECT_NE(zero.err.find("rounds"), std::string::npos) << zero.err;
 }
 
 // `qtune tune --model` tunes the model's blocks after its layers; `qtune run --model --db` runs each
@@ -122,13 +129,14 @@ TEST_F(WholeModelCommands, TuneMeasuresTheBlocksAndRunUsesTheirRecords) {
   const auto query = qtune("query --db t.db --op inverted_residual");
   ASSERT_EQ(query.exit_code, 0) << query.err;
   EXPECT_NE(query.out.find("inverted_residual:conv2d:"), std::string::npos) << query.out;
-  const auto layers_only = qtune("tune --model m.onnx --db layers.db --trials 1 --confirm 0 --quiet --no-blocks");
+  // Resumed, the same database's blocks are listed again unless --no-blocks leaves them out.
+  const auto layers_only = qtune("tune --model m.onnx --db t.db --trials 1 --confirm 0 --quiet --no-blocks");
   ASSERT_EQ(layers_only.exit_code, 0) << layers_only.err;
   EXPECT_EQ(layers_only.out.find("blocks of layers"), std::string::npos) << layers_only.out;
-  const auto run = qtune("run --model m.onnx --db t.db --only whole --json");
+  const auto run = qtune("run --model m.onnx --db t.db --only whole --rounds 2 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\"untuned_ns\""), std::string::npos) << run.out;
-  const auto off = qtune("run --model m.onnx --db t.db --only whole --json --no-fusion");
+  const auto off = qtune("run --model m.onnx --db t.db --only whole --rounds 2 --json --no-fusion");
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_NE(off.out.find("\"fused_steps\":0"), std::string::npos) << off.out;
   const auto both = qtune("run --model m.onnx --only whole --fusion --no-fusion");
