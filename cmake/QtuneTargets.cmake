@@ -46,9 +46,8 @@ endfunction()
 # Each instruction set is compiled in its own translation units with its own flags, so that the
 # rest of the library stays baseline and a variant is only ever called after run-time detection.
 #
-# Sanitized builds compile them at -Og: with ASan and UBSan instrumenting every vector temporary, -O1's
-# scalar replacement and invariant motion made these the largest part of that build's time
-# (docs/measurements.md, Build and test times); every sanitizer check stays.
+# Sanitized builds compile them at -Og: instrumented at -O1 they were the largest part of that
+# build's time, and -Og keeps every sanitizer check (docs/measurements.md, Build and test times).
 function(qtune_isa_sources target flags)
   target_sources(${target} PRIVATE ${ARGN})
   if(QTUNE_SANITIZE)

@@ -57,6 +57,20 @@ std::string ratio(double numerator, double denominator) { return qtune::fixed(nu
 
 nlohmann::json optional_json(bool present, const nlohmann::json& value) { return present ? value : nlohmann::json(); }
 
+// The help of --rounds, from the whole model's timing options themselves.
+std::string rounds_help() {
+  std::string help = "R  with --model: alternations of the whole model's timing (qtune, its references and onnxruntime";
+#ifdef QTUNE_HAVE_ONNX
+  const qtune::evaluation::WholeModelOptions defaults;
+  help += ", each at least " + std::to_string(defaults.min_runs_per_round) + " runs and " +
+          qtune::fixed(defaults.min_round_seconds, 1) + " s per round); the median over every round's runs is reported " +
+          "(default " + std::to_string(defaults.rounds) + ")";
+#else
+  help += "; this qtune was built without ONNX support)";
+#endif
+  return help;
+}
+
 void print_header(const qtune::WorkloadFile& network, const Runtime& rt, const std::string& source, int repetitions,
                   qtune::CacheState cache, const std::string& weights) {
   std::cout << "network " << network.network << ": " << network.layers.size() << " distinct layers\n"
@@ -441,6 +455,7 @@ int run_network(const qtune::cli::Args& args) {
   const auto model_path = args.value("model");
   if (model_path && args.value("workloads")) throw qtune::cli::UsageError("give --workloads FILE or --model FILE, not both");
   if (args.flag("onnxruntime") && !model_path) throw qtune::cli::UsageError("--onnxruntime needs --model FILE");
+  if (args.value("rounds") && !model_path) throw qtune::cli::UsageError("--rounds times the whole model: it needs --model FILE");
 #ifndef QTUNE_HAVE_ONNX
   if (args.flag("onnxruntime")) throw qtune::cli::UsageError("--onnxruntime: this qtune was built without ONNX support");
 #endif
@@ -455,7 +470,11 @@ int run_network(const qtune::cli::Args& args) {
 #endif
   const std::string workloads_path = model_path ? *model_path : args.required("workloads");
   const int repetitions = static_cast<int>(args.int_or("repetitions", 5, 1, 1000));
-  if (args.value("rounds") && !model_path) throw qtune::cli::UsageError("--rounds times the whole model: it needs --model FILE");
+#ifdef QTUNE_HAVE_ONNX
+  // Read before anything is timed: a bad value is refused before the layers are.
+  const int whole_model_rounds =
+      static_cast<int>(args.int_or("rounds", qtune::evaluation::WholeModelOptions{}.rounds, 1, 1000));
+#endif
   const auto threads = args.value("threads");
   const int thread_budget = static_cast<int>(args.int_or("threads", 1, 1, 1024));
   const bool json = args.flag("json");
@@ -528,7 +547,7 @@ int run_network(const qtune::cli::Args& args) {
     if (!whole_model) return;
     qtune::evaluation::WholeModelOptions whole_options;
     whole_options.onnxruntime = args.flag("onnxruntime");
-    whole_options.rounds = static_cast<int>(args.int_or("rounds", whole_options.rounds, 1, 1000));
+    whole_options.rounds = whole_model_rounds;
     whole_options.input_shapes = qtune::cli::input_shapes(args);
     if (unfused_model) whole_options.unfused = &*unfused_model;
     if (untuned_model) whole_options.untuned = &*untuned_model;
@@ -619,10 +638,7 @@ QTUNE_COMMAND("run", "run every layer of a network with its tuned configuration,
                {"repetitions", true, "N  timed repetitions per layer and variant, one per placement in memory up to " +
                                         std::to_string(qtune::evaluation::kPlacements) +
                                         " placements, then shared among them; the median is reported (default 5)"},
-               {"rounds", true,
-                "R  with --model: alternations of the whole model's timing (qtune, its references and onnxruntime, "
-                "each at least 3 runs and 0.2 s per round); the median over every round's runs is reported "
-                "(default " + std::to_string(qtune::evaluation::WholeModelOptions{}.rounds) + ")"},
+               {"rounds", true, rounds_help()},
                qtune::cli::cache_option(),
                {"weights", true,
                 "trained|uniform  the weights drawn for a workload file's layers: trained (default), per channel "
